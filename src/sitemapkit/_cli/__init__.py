@@ -1,0 +1,35 @@
+"""The ``sitemapkit`` command line: a thin adapter over the library.
+
+Each command lives in its own module (``_cli/_generate.py``, ...) and is registered below. Library errors are
+translated to messages and exit codes here, at the boundary, and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from sitemapkit import __version__
+from sitemapkit._cli._common import run_main
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="sitemapkit")
+def cli() -> None:
+    """sitemapkit: generate, read, validate, discover and crawl sitemaps.
+
+    Exit status: 0 success, 1 problems found (or the job failed), 2 usage error.
+    """
+
+
+# Commands register here, one line each.
+# from sitemapkit._cli._generate import generate; cli.add_command(generate)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the console script and of ``python -m sitemapkit``."""
+    run_main(cli, argv)
+
+
+__all__ = ["cli", "main"]

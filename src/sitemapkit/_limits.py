@@ -1,0 +1,38 @@
+"""Protocol limits and default budgets, as named constants. Every one can be overridden where it is used."""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "MAX_IMAGES_PER_URL",
+    "MAX_INDEX_ENTRIES",
+    "MAX_LOC_LENGTH",
+    "MAX_NEWS_PER_SITEMAP",
+    "MAX_SITEMAP_BYTES",
+    "MAX_URLS_PER_SITEMAP",
+    "MAX_VIDEO_DESCRIPTION_LENGTH",
+    "MAX_VIDEO_DURATION",
+    "MAX_VIDEO_TAGS",
+]
+
+#: URLs in one sitemap file (sitemaps.org; RULES.md 9).
+MAX_URLS_PER_SITEMAP = 50_000
+#: Uncompressed bytes of one sitemap or index file (50 MiB; RULES.md 9-10).
+MAX_SITEMAP_BYTES = 52_428_800
+#: <sitemap> entries in one index file (RULES.md 10).
+MAX_INDEX_ENTRIES = 50_000
+#: Characters in a <loc>; the XSD's maxLength (the prose says "less than 2,048", see CONTRADICTIONS.md 3).
+MAX_LOC_LENGTH = 2048
+#: <news:news> elements in one sitemap (Google; RULES.md 23).
+MAX_NEWS_PER_SITEMAP = 1000
+#: <image:image> elements in one <url> (Google; RULES.md 21).
+MAX_IMAGES_PER_URL = 1000
+#: <video:tag> elements in one <video:video> (Google; RULES.md 22).
+MAX_VIDEO_TAGS = 32
+#: Seconds; <video:duration> upper bound (RULES.md 22).
+MAX_VIDEO_DURATION = 28_800
+#: Characters in <video:description> (RULES.md 22).
+MAX_VIDEO_DESCRIPTION_LENGTH = 2048
+#: Default budget for bytes produced by decompression while reading one document: a real 50 MiB sitemap
+#: fits with room to spare, a gzip bomb does not get far.
+DEFAULT_MAX_DECOMPRESSED_BYTES = 100 * 1024 * 1024
