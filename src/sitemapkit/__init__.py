@@ -52,10 +52,58 @@ from sitemapkit._problems import CODES, Location, Problem, ProblemCode, Severity
 from sitemapkit._urls import iri_to_uri, normalize_loc
 
 # --- writer (issue: writer) ---
+from sitemapkit._sitemapset import Manifest, SitemapFile, SitemapSetWriter, write_sitemaps
+from sitemapkit._writers import Extension, HtmlWriter, IndexWriter, TextWriter, UrlsetWriter, escape
 # --- reader (issue: reader) ---
+from sitemapkit._read import (
+    Event,
+    Located,
+    ParseResult,
+    ReaderStateError,
+    SitemapParser,
+    iter_events,
+    parse_bytes,
+    read_file,
+)
+from sitemapkit._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
 # --- validator (issue: validator) ---
+from sitemapkit._validate import FileReport, Profile, ValidationReport, validate, validate_bytes
 # --- fetch / discover (issue: fetch) ---
+from sitemapkit._discover import WELL_KNOWN_PATHS, Discovery, discover, fetch_robots, walk_site
+from sitemapkit._http import (
+    DEFAULT_USER_AGENT,
+    AiohttpTransport,
+    ContentDecodingError,
+    HttpCache,
+    HttpClient,
+    HttpResponse,
+    MockResponse,
+    MockTransport,
+    ResponseTooLargeError,
+    RetryPolicy,
+    Timeouts,
+    Transport,
+    TransportError,
+    TransportRequest,
+    TransportResponse,
+)
+from sitemapkit._robots import RobotsTxt
+from sitemapkit._sources import DocumentDone, FetchSettings, open_sources
+from sitemapkit._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkOptions, walk
 # --- crawler (issue: crawl) ---
+from sitemapkit._crawl import (
+    Crawler,
+    CrawlOptions,
+    CrawlProgress,
+    CrawlSummary,
+    Reason,
+    Scope,
+    sitemap_entries,
+)
+from sitemapkit._crawlreport import ReportSummary, write_crawl_reports
+from sitemapkit._crawlstate import CrawlState
+from sitemapkit._html import PageInfo, RobotsDirectives, extract_page, parse_x_robots_tag
+from sitemapkit._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
 
 __version__ = "0.1.0"
 
@@ -108,8 +156,83 @@ __all__ = [
     "normalize_loc",
     "parse_lastmod_lenient",
     # --- writer exports ---
+    "Extension",
+    "HtmlWriter",
+    "IndexWriter",
+    "Manifest",
+    "SitemapFile",
+    "SitemapSetWriter",
+    "TextWriter",
+    "UrlsetWriter",
+    "escape",
+    "write_sitemaps",
     # --- reader exports ---
+    "DocumentKind",
+    "EncodingInfo",
+    "Event",
+    "GzipDecoder",
+    "KindInfo",
+    "Located",
+    "ParseResult",
+    "ReaderStateError",
+    "SitemapParser",
+    "Sniffed",
+    "iter_events",
+    "parse_bytes",
+    "read_file",
+    "sniff",
     # --- validator exports ---
+    "FileReport",
+    "Profile",
+    "ValidationReport",
+    "validate",
+    "validate_bytes",
     # --- fetch exports ---
+    "DEFAULT_USER_AGENT",
+    "WELL_KNOWN_PATHS",
+    "AiohttpTransport",
+    "ContentDecodingError",
+    "Discovery",
+    "DocumentDone",
+    "EntryBatch",
+    "FetchSettings",
+    "FoundVia",
+    "HttpCache",
+    "HttpClient",
+    "HttpResponse",
+    "MockResponse",
+    "MockTransport",
+    "ResponseTooLargeError",
+    "RetryPolicy",
+    "RobotsTxt",
+    "SitemapNode",
+    "SitemapSeed",
+    "Timeouts",
+    "Transport",
+    "TransportError",
+    "TransportRequest",
+    "TransportResponse",
+    "WalkOptions",
+    "discover",
+    "fetch_robots",
+    "open_sources",
+    "walk",
+    "walk_site",
     # --- crawler exports ---
+    "CrawlOptions",
+    "CrawlProgress",
+    "CrawlState",
+    "CrawlSummary",
+    "Crawler",
+    "DEFAULT_STRIP_PARAMS",
+    "PageInfo",
+    "Reason",
+    "ReportSummary",
+    "RobotsDirectives",
+    "Scope",
+    "UrlNormalizer",
+    "extract_page",
+    "parse_x_robots_tag",
+    "sitemap_entries",
+    "write_crawl_reports",
 ]

@@ -25,6 +25,21 @@ def cli() -> None:
 
 # Commands register here, one line each.
 # from sitemapkit._cli._generate import generate; cli.add_command(generate)
+from sitemapkit._cli._discover import discover  # noqa: E402
+
+cli.add_command(discover)
+from sitemapkit._cli._generate import generate  # noqa: E402
+
+cli.add_command(generate)
+from sitemapkit._cli._urls import urls  # noqa: E402
+
+cli.add_command(urls)
+from sitemapkit._cli._validate import validate  # noqa: E402
+
+cli.add_command(validate)
+from sitemapkit._cli._crawl import crawl  # noqa: E402
+
+cli.add_command(crawl)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,0 +1,732 @@
+"""XML engine of the reader: urlset, sitemap index, RSS 2.0, RSS 1.0 (RDF), Atom 1.0 and Atom 0.3.
+
+Built on lxml's pull parser (libxml2), chosen by measurement (ARCHITECTURE.md, "Reader"): the C parser builds one
+``<url>`` subtree at a time, a tag filter hands only complete items to Python, and each item is cleared and
+unlinked once read, so memory does not grow with the document. Hardening: the reader refuses any DOCTYPE before
+bytes reach this engine (``_sniff``); the parser is also configured never to load a DTD, resolve an entity or touch
+the network. Text is transcoded to UTF-8 here when the document uses another encoding.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lxml import etree
+
+from sitemapkit import _read_codes as C
+from sitemapkit._exceptions import InvalidEntryError, InvalidValueError
+from sitemapkit._lastmod import LastMod, parse_lastmod_lenient
+from sitemapkit._limits import MAX_VIDEO_DURATION
+from sitemapkit._model import (
+    Alternate,
+    Changefreq,
+    Image,
+    News,
+    Relationship,
+    SitemapRef,
+    UrlEntry,
+    Video,
+    VideoPlatform,
+    VideoPrice,
+    VideoRestriction,
+    VideoTvShow,
+    VideoUploader,
+)
+from sitemapkit._sniff import SITEMAP_NS, DocumentKind, EncodingInfo, KindInfo
+from sitemapkit._urls import normalize_loc
+
+if TYPE_CHECKING:
+    from sitemapkit._read import SitemapParser
+
+__all__ = ["XmlEngine"]
+
+T = TypeVar("T")
+
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+MOBILE_NS = "http://www.google.com/schemas/sitemap-mobile/1.0"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+ATOM_NS = "http://www.w3.org/2005/Atom"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+_RDF_ABOUT = f"{{{RDF_NS}}}about"
+
+#: Namespaces whose loc/lastmod/changefreq/priority are read as the core elements (lenient: the sitemaps.org
+#: one with its common misspellings and Google's legacy ones). The root's own namespace is added per document.
+CORE_NAMESPACES = frozenset({
+    SITEMAP_NS,
+    SITEMAP_NS + "/",
+    "https://www.sitemaps.org/schemas/sitemap/0.9",
+    "https://www.sitemaps.org/schemas/sitemap/0.9/",
+    "http://www.google.com/schemas/sitemap/0.84",
+    "http://www.google.com/schemas/sitemap/0.9",
+    "http://www.google.com/schemas/sitemap/0.90",
+})
+
+# Child classes inside an item.
+_IGNORE, _LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY, _IMAGE, _VIDEO, _NEWS, _LINK, _MOBILE = range(10)
+_CORE = {"loc": _LOC, "lastmod": _LASTMOD, "changefreq": _CHANGEFREQ, "priority": _PRIORITY}
+_EXT = {
+    (IMAGE_NS, "image"): _IMAGE,
+    (VIDEO_NS, "video"): _VIDEO,
+    (NEWS_NS, "news"): _NEWS,
+    (XHTML_NS, "link"): _LINK,
+    (MOBILE_NS, "mobile"): _MOBILE,
+}
+_CHANGEFREQS = {m.value: m for m in Changefreq}
+_INNER_WS = re.compile(r"\s")
+_URL_START = re.compile(r"https?://", re.IGNORECASE)
+_CACHE_SIZE = 4096
+_ERROR_SUFFIX = re.compile(r",? line \d+, column \d+.*$", re.S)
+
+
+def _split(tag: object) -> tuple[str | None, str]:
+    if not isinstance(tag, str):  # comments, PIs, entity references
+        return None, ""
+    if tag[:1] == "{":
+        ns, _, local = tag[1:].partition("}")
+        return ns, local
+    return None, tag
+
+
+def _text(el: Any) -> str:
+    """The element's text content (CDATA included; child elements' text appended, as lenient readers do)."""
+    if len(el):
+        return "".join(el.itertext())
+    t: str | None = el.text
+    return t if t is not None else ""
+
+
+class _Bad(Exception):
+    """An extension element that cannot become a model object (message says why)."""
+
+
+class XmlEngine:
+    """Feeds UTF-8 bytes to lxml and turns complete items into entries (one instance per document)."""
+
+    def __init__(self, owner: SitemapParser, info: KindInfo, enc: EncodingInfo) -> None:
+        self.o = owner
+        self.kind = info.kind
+        self._bom = enc.bom_length
+        self._strip_ws = info.whitespace_before_declaration
+        self._first = True
+        self._line_offset = 0
+        self._lines_fed = 1
+        self._decoder = None if enc.is_utf8 else codecs.getincrementaldecoder(enc.encoding)("strict")
+        self._dead = False
+        self._cls: dict[object, int] = {}
+        self._lm_cache: dict[str, LastMod] = {}
+        self._pr_cache: dict[str, float] = {}
+        self._feed_dates = self.kind in (DocumentKind.RSS, DocumentKind.ATOM)
+        root = info.root or ""
+        root_ns = info.namespace
+        self._core_ns = set(CORE_NAMESPACES)
+        self._core_ns.add(root_ns)  # type: ignore[arg-type]
+        self._core_ns.add(None)  # type: ignore[arg-type]
+        item_local = {DocumentKind.URLSET: "url", DocumentKind.INDEX: "sitemap", DocumentKind.RSS: "item",
+                      DocumentKind.ATOM: "entry"}[self.kind]
+        self._item_local = item_local
+        tag: str | None = "{*}" + item_local
+        if self.kind in (DocumentKind.URLSET, DocumentKind.INDEX):
+            if root_ns != SITEMAP_NS:
+                if root_ns is None:
+                    msg = f"<{root}> declares no namespace; expected {SITEMAP_NS}"
+                else:
+                    msg = f"<{root}> uses namespace {root_ns}; expected {SITEMAP_NS}"
+                owner.problem(C.NAMESPACE, msg, 1, None)
+            if root != root.lower():
+                owner.problem(C.TAG_CASE, f"root element <{root}> is not lowercase; element names read "
+                              "case-insensitively", 1, None)
+                tag = None  # match case-insensitively in Python
+        self._tag_filtered = tag is not None
+        self._p = etree.XMLPullParser(
+            events=("end",), tag=tag, encoding="utf-8", resolve_entities=False, no_network=True, load_dtd=False,
+            dtd_validation=False, huge_tree=False, remove_comments=True, remove_pis=True, remove_blank_text=False,
+            recover=False, collect_ids=False,
+        )
+        self._handle = {
+            DocumentKind.URLSET: self._url,
+            DocumentKind.INDEX: self._sitemap,
+            DocumentKind.RSS: self._rss_item,
+            DocumentKind.ATOM: self._atom_entry,
+        }[self.kind]
+
+    # --- byte plumbing ----------------------------------------------------------------------------------------
+    def feed(self, data: bytes) -> None:
+        if self._dead:
+            return
+        if self._decoder is not None:
+            if self._first:
+                data = data[self._bom:]
+            try:
+                data = self._decoder.decode(data).encode("utf-8")
+            except UnicodeDecodeError as exc:
+                self._drain()
+                self.o.problem(C.UNDECODABLE, f"bytes are not valid {exc.encoding}: {exc.reason}; reading stopped")
+                self._die()
+                return
+        elif self._first and self._bom:
+            data = data[self._bom:]
+        if self._first:
+            self._first = False
+            if self._strip_ws:
+                stripped = data.lstrip(b" \t\r\n")
+                self._line_offset = data[:len(data) - len(stripped)].count(b"\n")
+                data = stripped
+                self.o.problem(C.WHITESPACE_BEFORE_DECLARATION, None, 1, 1)
+        self._lines_fed += data.count(b"\n")
+        try:
+            self._p.feed(data)
+        except etree.XMLSyntaxError as exc:
+            self._drain()
+            self._syntax_error(exc, at_close=False)
+            return
+        self._drain()
+
+    def close(self) -> None:
+        if self._dead:
+            return
+        if self._decoder is not None:
+            try:
+                rest = self._decoder.decode(b"", final=True).encode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.o.problem(C.UNDECODABLE, f"document ends inside a {exc.encoding} character")
+                rest = b""
+            if rest:
+                self.feed(rest)
+                if self.dead:
+                    return
+        try:
+            self._p.close()
+        except etree.XMLSyntaxError as exc:
+            self._drain()
+            self._syntax_error(exc, at_close=True)
+            return
+        self._drain()
+
+    @property
+    def dead(self) -> bool:
+        return self._dead
+
+    def _die(self) -> None:
+        self._dead = True
+        self.o.stop()
+
+    def _syntax_error(self, exc: etree.XMLSyntaxError, *, at_close: bool) -> None:
+        entry: Any = getattr(exc.error_log, "last_error", None)
+        message = entry.message if entry is not None and entry.message else _ERROR_SUFFIX.sub("", str(exc))
+        line = (entry.line if entry is not None else exc.lineno) or None
+        column = (entry.column if entry is not None else None) or None
+        if line is not None:
+            line += self._line_offset
+        self._die()
+        if "Extra content at the end of the document" in message:
+            self.o.problem(C.JUNK_AFTER_ROOT, "content after the root element is ignored", line, column)
+        elif "Premature end of data" in message or (at_close and (line is None or line >= self._last_line)):
+            self.o.problem(C.TRUNCATED, f"document ends early ({message}); incomplete entries dropped", line, column)
+        else:
+            self.o.problem(C.NOT_WELL_FORMED, f"XML is not well-formed: {message}; reading stopped", line, column)
+
+    @property
+    def _last_line(self) -> int:
+        return self._lines_fed + self._line_offset
+
+    def _drain(self) -> None:
+        handle = self._handle
+        item_local = self._item_local
+        filtered = self._tag_filtered
+        last: Any = None
+        el: Any
+        for _event, el in self._p.read_events():
+            if not filtered:
+                _ns, local = _split(el.tag)
+                if local.lower() != item_local:
+                    continue
+            handle(el)
+            last = el
+        if last is not None:
+            # Free what was read: every complete sibling up to the last item handled (their end events are
+            # behind us; the element being built is further on). Batched per feed: cheaper than per item.
+            parent = last.getparent()
+            if parent is not None:
+                del parent[:parent.index(last) + 1]
+            else:
+                last.clear()
+
+    # --- classification ---------------------------------------------------------------------------------------
+    def _classify(self, tag: object) -> int:
+        ns, local = _split(tag)
+        local = local.lower()
+        k = _CORE.get(local, _IGNORE) if ns in self._core_ns else _EXT.get((ns or "", local), _IGNORE)
+        if isinstance(tag, str):
+            self._cls[tag] = k
+        return k
+
+    def _line(self, el: Any) -> int | None:
+        line: int | None = el.sourceline
+        return line + self._line_offset if line is not None else None
+
+    # --- core values ------------------------------------------------------------------------------------------
+    def _lastmod(self, text: str, line: int | None, loc: str, what: str = "lastmod") -> LastMod | None:
+        cached = self._lm_cache.get(text)
+        if cached is not None:
+            return cached
+        t = text.strip()
+        if self._feed_dates:
+            value = parse_lastmod_lenient(t)
+            if value is None:
+                self.o.problem(C.BAD_LASTMOD, f"unreadable {what} {t!r}; ignored", line, None, loc)
+                return None
+        else:
+            try:
+                value = LastMod(t)
+            except InvalidValueError:
+                lenient = parse_lastmod_lenient(t)
+                if lenient is None:
+                    self.o.problem(C.BAD_LASTMOD, f"unreadable {what} {t!r}; ignored", line, None, loc)
+                else:
+                    self.o.problem(C.LENIENT_LASTMOD, f"{what} {t!r} is not a W3C Datetime; read as {lenient}",
+                                   line, None, loc)
+                return lenient
+        if len(self._lm_cache) >= _CACHE_SIZE:
+            self._lm_cache.clear()
+        self._lm_cache[text] = value
+        return value
+
+    def _changefreq(self, text: str, line: int | None, loc: str) -> Changefreq | None:
+        cf = _CHANGEFREQS.get(text)
+        if cf is None:
+            cf = _CHANGEFREQS.get(text.strip().lower())
+            if cf is None:
+                self.o.problem(C.BAD_CHANGEFREQ, f"invalid changefreq {text.strip()!r}; ignored", line, None, loc)
+        return cf
+
+    def _priority(self, text: str, line: int | None, loc: str) -> float | None:
+        pr = self._pr_cache.get(text)
+        if pr is not None:
+            return pr
+        try:
+            value = float(text.strip())
+        except ValueError:
+            value = -1.0
+        if not 0.0 <= value <= 1.0:  # also false for NaN
+            self.o.problem(C.BAD_PRIORITY, f"invalid priority {text.strip()!r}; must be 0.0 to 1.0", line, None, loc)
+            return None
+        if len(self._pr_cache) >= _CACHE_SIZE:
+            self._pr_cache.clear()
+        self._pr_cache[text] = value
+        return value
+
+    def _loc(self, raw: str | None, line: int | None, what: str, el: Any = None) -> str | None:
+        """Stripped loc text, or None (problem reported) when missing or empty."""
+        if raw is None:
+            direct = (el.text or "").strip() if el is not None else ""
+            if _URL_START.match(direct):
+                # <sitemap>https://...</sitemap>: the URL written without <loc> (seen in the wild).
+                self.o.problem(C.MISSING_LOC, f"<{what}> without <loc>; its text {direct!r} read as the loc",
+                               line, None, direct)
+                return self._loc(direct, line, what)
+            self.o.problem(C.MISSING_LOC, f"<{what}> without <loc>; skipped", line, None)
+            return None
+        s = raw.strip()
+        if not s:
+            self.o.problem(C.MISSING_LOC, f"empty <loc> in <{what}>; skipped", line, None)
+            return None
+        if _INNER_WS.search(s):
+            self.o.problem(C.WHITESPACE_IN_LOC, f"whitespace inside loc {s!r}; percent-encoded", line, None, s)
+        return s
+
+    # --- items ------------------------------------------------------------------------------------------------
+    def _url(self, el: Any) -> None:
+        # The hot path of the reader: one call per <url>; locals and inlined checks on purpose.
+        cls = self._cls
+        raw = lm = cf = pr = None
+        images: list[Image] | None = None
+        videos: list[Video] | None = None
+        alternates: list[Alternate] | None = None
+        news: News | None = None
+        mobile = False
+        ext: list[tuple[int, Any]] | None = None
+        for c in el:
+            k = cls.get(c.tag)
+            if k is None:
+                k = self._classify(c.tag)
+            if k == _LOC:
+                if raw is None:
+                    raw = c.text
+                    if raw is None or raw.isspace():
+                        raw = _text(c)
+                else:
+                    self.o.problem(C.EXTRA_LOC, f"second <loc> {_text(c).strip()!r} ignored; the first one wins",
+                                   self._line(c), None, raw.strip())
+            elif k == _LASTMOD:
+                lm = c.text
+                if lm is None:
+                    lm = _text(c)
+            elif k == _CHANGEFREQ:
+                cf = c.text
+                if cf is None:
+                    cf = _text(c)
+            elif k == _PRIORITY:
+                pr = c.text
+                if pr is None:
+                    pr = _text(c)
+            elif k != _IGNORE:
+                if ext is None:
+                    ext = []
+                ext.append((k, c))
+        line = el.sourceline
+        if line is not None and self._line_offset:
+            line += self._line_offset
+        s = raw.strip() if raw is not None else ""
+        if not s or _INNER_WS.search(s):
+            s = self._loc(raw, line, "url", el)  # reports missing / empty / inner whitespace
+            if s is None:
+                return
+        if lm is None:
+            lastmod = None
+        else:
+            lastmod = self._lm_cache.get(lm)
+            if lastmod is None:
+                lastmod = self._lastmod(lm, line, s)
+        if cf is None:
+            changefreq = None
+        else:
+            changefreq = _CHANGEFREQS.get(cf)
+            if changefreq is None:
+                changefreq = self._changefreq(cf, line, s)
+        if pr is None:
+            priority = None
+        else:
+            priority = self._pr_cache.get(pr)
+            if priority is None:
+                priority = self._priority(pr, line, s)
+        if ext is not None:
+            for k, c in ext:
+                try:
+                    if k in (_IMAGE, _VIDEO):
+                        xline = self._line(c)
+                        xname = "image" if k == _IMAGE else "video"
+
+                        def warn(message: str, xline: int | None = xline, s: str = s, xname: str = xname) -> None:
+                            self.o.problem(C.BAD_EXTENSION, f"<{xname}> field dropped: {message}", xline, None, s)
+
+                        if k == _IMAGE:
+                            (images := images or []).append(self._image(c, warn))
+                        else:
+                            (videos := videos or []).append(self._video(c, warn))
+                    elif k == _LINK:
+                        alt = self._alternate(c)
+                        if alt is not None:
+                            (alternates := alternates or []).append(alt)
+                    elif k == _NEWS:
+                        if news is not None:
+                            raise _Bad("more than one <news:news> in a <url>; the first one is kept")
+                        news = self._news(c)
+                    elif k == _MOBILE:
+                        mobile = True
+                except (_Bad, InvalidEntryError) as exc:
+                    name = _split(c.tag)[1]
+                    self.o.problem(C.BAD_EXTENSION, f"<{name}> dropped: {exc}", self._line(c), None, s)
+        try:
+            if ext is None:
+                entry = UrlEntry(s, lastmod, changefreq, priority)
+            else:
+                entry = UrlEntry(s, lastmod, changefreq, priority, tuple(images) if images else (),
+                                 tuple(videos) if videos else (), news, tuple(alternates) if alternates else (),
+                                 mobile)
+        except InvalidEntryError as exc:
+            self.o.problem(C.INVALID_LOC, f"{exc}; entry skipped", line, None, s)
+            return
+        self.o.emit(entry, line, None, raw)  # type: ignore[arg-type]
+
+    def _sitemap(self, el: Any) -> None:
+        cls = self._cls
+        raw = lm = None
+        for c in el:
+            k = cls.get(c.tag)
+            if k is None:
+                k = self._classify(c.tag)
+            if k == _LOC:
+                if raw is None:
+                    raw = _text(c)
+                else:
+                    self.o.problem(C.EXTRA_LOC, f"second <loc> {_text(c).strip()!r} ignored; the first one wins",
+                                   self._line(c), None, raw.strip())
+            elif k == _LASTMOD:
+                lm = _text(c)
+        line = self._line(el)
+        s = self._loc(raw, line, "sitemap", el)
+        if s is None:
+            return
+        lastmod = self._lastmod(lm, line, s) if lm is not None else None
+        try:
+            ref = SitemapRef(s, lastmod)
+        except InvalidEntryError as exc:
+            self.o.problem(C.INVALID_LOC, f"{exc}; entry skipped", line, None, s)
+            return
+        self.o.emit(ref, line, None, raw)  # type: ignore[arg-type]
+
+    def _feed_entry(self, raw: str | None, date: str | None, date_name: str, line: int | None) -> None:
+        if raw is None or not raw.strip():
+            self.o.problem(C.FEED_ITEM_NO_LINK, None, line, None)
+            return
+        s = raw.strip()
+        if _INNER_WS.search(s):
+            self.o.problem(C.WHITESPACE_IN_LOC, f"whitespace inside link {s!r}; percent-encoded", line, None, s)
+        lastmod = self._lastmod(date, line, s, date_name) if date is not None and date.strip() else None
+        try:
+            entry = UrlEntry(s, lastmod)
+        except InvalidEntryError as exc:
+            self.o.problem(C.INVALID_LOC, f"{exc}; item skipped", line, None, s)
+            return
+        self.o.emit(entry, line, None, raw)
+
+    def _rss_item(self, el: Any) -> None:
+        link = guid = None
+        permalink = True
+        dates: dict[str, str] = {}
+        for c in el:
+            ns, local = _split(c.tag)
+            local = local.lower()
+            if local == "link" and ns != ATOM_NS:
+                if link is None:
+                    link = _text(c)
+            elif local == "guid":
+                guid = _text(c)
+                permalink = (c.get("isPermaLink") or "true").strip().lower() != "false"
+            elif local in ("pubdate", "date", "updated", "modified"):
+                dates.setdefault(local, _text(c))
+        if not (link and link.strip()):
+            if guid is not None and _URL_START.match(guid.strip()):
+                if not permalink:
+                    self.o.problem(C.FEED_ITEM_NO_LINK, "item without <link>; its <guid isPermaLink=\"false\"> "
+                                   "is an absolute URL and is read as the link", self._line(el), None, guid.strip())
+                link = guid
+            elif el.get(_RDF_ABOUT):
+                link = el.get(_RDF_ABOUT)
+        name = next((n for n in ("pubdate", "date", "updated", "modified") if n in dates), "pubdate")
+        self._feed_entry(link, dates.get(name), {"pubdate": "pubDate"}.get(name, name), self._line(el))
+
+    def _atom_entry(self, el: Any) -> None:
+        link = None
+        dates: dict[str, str] = {}
+        for c in el:
+            _ns, local = _split(c.tag)
+            local = local.lower()
+            if local == "link":
+                rel = (c.get("rel") or "alternate").strip().lower()
+                if rel == "alternate" and link is None:
+                    link = c.get("href")
+            elif local in ("updated", "modified", "published", "issued"):
+                dates.setdefault(local, _text(c))
+        name = next((n for n in ("updated", "modified", "published", "issued") if n in dates), "updated")
+        self._feed_entry(link, dates.get(name), name, self._line(el))
+
+    # --- extensions -------------------------------------------------------------------------------------------
+    @staticmethod
+    def _fields(el: Any) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        for c in el:
+            _ns, local = _split(c.tag)
+            if local:
+                out.setdefault(local.lower(), []).append(c)
+        return out
+
+    def _image(self, el: Any, warn: Callable[[str], None]) -> Image:
+        f = self._fields(el)
+
+        def one(name: str) -> str | None:
+            v = f.get(name)
+            if not v:
+                return None
+            t = _text(v[0]).strip()
+            return t or None
+
+        loc = one("loc")
+        if loc is None:
+            raise _Bad("image:loc is required")
+        license_ = one("license")
+        if license_ is not None:
+            try:
+                license_ = normalize_loc(license_, field="image:license")
+            except InvalidEntryError as exc:
+                warn(f"{exc}; the license is left out")
+                license_ = None
+        return Image(loc, one("caption"), one("geo_location"), one("title"), license_)
+
+    def _date(self, text: str | None, what: str) -> LastMod | None:
+        if text is None:
+            return None
+        value = parse_lastmod_lenient(text)
+        if value is None:
+            raise _Bad(f"unreadable {what} {text!r}")
+        return value
+
+    @staticmethod
+    def _yes_no(text: str | None, what: str) -> bool | None:
+        if text is None:
+            return None
+        t = text.strip().lower()
+        if t in ("yes", "true"):
+            return True
+        if t in ("no", "false"):
+            return False
+        raise _Bad(f"{what} must be yes or no, got {text.strip()!r}")
+
+    @staticmethod
+    def _int(text: str | None, what: str, lo: float = 0, hi: float = math.inf) -> int | None:
+        if text is None:
+            return None
+        value = _float(text, what, lo, hi)
+        return None if value is None else int(value)
+
+    def _video(self, el: Any, warn: Callable[[str], None]) -> Video:
+        """Build a Video; a missing required field drops the video (raises), a bad optional one is left out
+        (``warn`` says which)."""
+        f = self._fields(el)
+
+        def one(name: str) -> str | None:
+            v = f.get(name)
+            if not v:
+                return None
+            t = _text(v[0]).strip()
+            return t or None
+
+        def opt(fn: Callable[..., T], *args: Any) -> T | None:
+            try:
+                return fn(*args)
+            except (_Bad, InvalidEntryError) as exc:
+                warn(str(exc))
+                return None
+
+        for req in ("thumbnail_loc", "title", "description"):
+            if one(req) is None:
+                raise _Bad(f"video:{req} is required")
+        player = f.get("player_loc")
+        player_el = player[0] if player else None
+        restriction = platform = uploader = tvshow = None
+        if f.get("restriction"):
+            r = f["restriction"][0]
+            restriction = opt(lambda: VideoRestriction(_relationship(r), tuple(_text(r).split())))
+        if f.get("platform"):
+            r2 = f["platform"][0]
+            platform = opt(lambda: VideoPlatform(_relationship(r2), tuple(_text(r2).split())))
+        if f.get("uploader"):
+            u = f["uploader"][0]
+            uploader = opt(lambda: VideoUploader(_text(u).strip(), (u.get("info") or "").strip() or None))
+        prices = []
+        for p in f.get("price", ()):
+            price = opt(_price, p)
+            if price is not None:
+                prices.append(price)
+        if f.get("tvshow"):
+            tf = self._fields(f["tvshow"][0])
+
+            def tv(name: str) -> str | None:
+                v = tf.get(name)
+                return (_text(v[0]).strip() or None) if v else None
+
+            tvshow = opt(lambda: VideoTvShow(
+                tv("show_title") or "", tv("video_type"), tv("episode_title"),
+                opt(self._int, tv("season_number"), "video:season_number"),
+                opt(self._int, tv("episode_number"), "video:episode_number"),
+                opt(self._date, tv("premier_date"), "video:premier_date")))
+        player_allow_embed = None
+        if player_el is not None:
+            player_allow_embed = opt(self._yes_no, player_el.get("allow_embed"), "video:player_loc@allow_embed")
+        return Video(
+            thumbnail_loc=one("thumbnail_loc") or "",
+            title=one("title") or "",
+            description=one("description") or "",
+            content_loc=one("content_loc"),
+            player_loc=one("player_loc"),
+            duration=opt(self._int, one("duration"), "video:duration", 0, MAX_VIDEO_DURATION),
+            expiration_date=opt(self._date, one("expiration_date"), "video:expiration_date"),
+            rating=opt(_float, one("rating"), "video:rating", 0.0, 5.0),
+            view_count=opt(self._int, one("view_count"), "video:view_count"),
+            publication_date=opt(self._date, one("publication_date"), "video:publication_date"),
+            family_friendly=opt(self._yes_no, one("family_friendly"), "video:family_friendly"),
+            restriction=restriction,
+            platform=platform,
+            requires_subscription=opt(self._yes_no, one("requires_subscription"), "video:requires_subscription"),
+            uploader=uploader,
+            live=opt(self._yes_no, one("live"), "video:live"),
+            tags=tuple(t for t in (_text(c).strip() for c in f.get("tag", ())) if t),
+            category=one("category"),
+            gallery_loc=opt(_url_or_bad, one("gallery_loc"), "video:gallery_loc"),
+            prices=tuple(prices),
+            tvshow=tvshow,
+            player_allow_embed=player_allow_embed,
+            player_autoplay=player_el.get("autoplay") if player_el is not None else None,
+        )
+
+    def _news(self, el: Any) -> News:
+        f = self._fields(el)
+
+        def one(fields: dict[str, list[Any]], name: str) -> str | None:
+            v = fields.get(name)
+            return (_text(v[0]).strip() or None) if v else None
+
+        pub = self._fields(f["publication"][0]) if f.get("publication") else {}
+        date_text = one(f, "publication_date")
+        if date_text is None:
+            raise _Bad("news:publication_date is required")
+        return News(
+            publication_name=one(pub, "name") or "",
+            publication_language=one(pub, "language") or "",
+            publication_date=self._date(date_text, "news:publication_date"),  # type: ignore[arg-type]
+            title=one(f, "title") or "",
+            access=one(f, "access"),
+            genres=one(f, "genres") or (),  # type: ignore[arg-type]
+            keywords=one(f, "keywords") or (),  # type: ignore[arg-type]
+            stock_tickers=one(f, "stock_tickers") or (),  # type: ignore[arg-type]
+        )
+
+    @staticmethod
+    def _alternate(el: Any) -> Alternate | None:
+        rel = (el.get("rel") or "").strip().lower()
+        if rel != "alternate":
+            return None  # other xhtml:link relations carry no page version
+        hreflang = (el.get("hreflang") or "").strip()
+        href = (el.get("href") or "").strip()
+        if not hreflang or not href:
+            raise _Bad("xhtml:link rel=alternate needs hreflang and href")
+        return Alternate(hreflang, href)
+
+
+def _float(text: str | None, what: str, lo: float = -math.inf, hi: float = math.inf) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise _Bad(f"{what} must be a number, got {text.strip()!r}") from None
+    if not lo <= value <= hi:
+        raise _Bad(f"{what} must be between {lo:g} and {hi:g}, got {text.strip()!r}")
+    return value
+
+
+def _price(el: Any) -> VideoPrice:
+    value = _float(_text(el), "video:price", 0.0)
+    if value is None:
+        raise _Bad("video:price is empty")
+    return VideoPrice(value, (el.get("currency") or "").strip(), el.get("type"), el.get("resolution"))
+
+
+def _url_or_bad(text: str | None, what: str) -> str | None:
+    if text is None:
+        return None
+    return normalize_loc(text, field=what)
+
+
+def _relationship(el: Any) -> Relationship:
+    value = (el.get("relationship") or "").strip().lower()
+    try:
+        return Relationship(value)
+    except ValueError:
+        raise _Bad(f"relationship must be allow or deny, got {value!r}") from None

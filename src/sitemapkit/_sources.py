@@ -1,0 +1,215 @@
+"""SOURCE arguments of the CLI (file paths or URLs) as one stream of parsed events.
+
+:func:`open_sources` is what ``urls``, ``validate`` and ``discover`` share:
+
+- a file path (or ``-`` for standard input) is read with the reader;
+- a sitemap URL is fetched and read; with ``follow`` (the default) the sitemaps an index lists are fetched too,
+  and so on down the tree, within the limits of :class:`FetchSettings`;
+- a site URL (``https://example.com`` or ``https://example.com/``) is discovered (robots.txt, well-known paths,
+  ``<link rel="sitemap">``) and its whole tree walked.
+
+The stream holds :class:`~sitemapkit.UrlEntry`, :class:`~sitemapkit.SitemapRef` and :class:`~sitemapkit.Problem`
+events as the reader produces them, a :class:`~sitemapkit.Discovery` before a site's sitemaps, and one
+:class:`DocumentDone` after each document (with its bytes when ``keep_bytes`` is set, for validators). It is a
+plain iterator: the asynchronous walk runs on a private event loop, stepped as the caller pulls, so memory stays
+flat and a caller that stops early stops the walk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TypeVar
+
+from sitemapkit._discover import Discovery, walk_site
+from sitemapkit._http import DEFAULT_USER_AGENT, HttpClient, RetryPolicy, Timeouts, Transport
+from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit._model import SitemapRef, UrlEntry
+from sitemapkit._problems import Problem
+from sitemapkit._read import Located, SitemapParser
+from sitemapkit._sniff import DocumentKind
+from sitemapkit._urls import is_absolute_http_url
+from sitemapkit._walk import EntryBatch, SitemapNode, WalkItem, WalkOptions
+
+__all__ = ["DocumentDone", "FetchSettings", "SourceEvent", "is_url_source", "iterate_async", "open_sources"]
+
+T = TypeVar("T")
+
+_READ_CHUNK = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSettings:
+    """How URLs are fetched and walked (one object the CLI commands build from their common options).
+
+    ``timeout`` is the read timeout (connect timeout is the smaller of it and 10 s); ``backoff`` the first retry
+    wait; ``transport`` lets tests inject a :class:`~sitemapkit.MockTransport`."""
+
+    user_agent: str = DEFAULT_USER_AGENT
+    timeout: float = 30.0
+    retries: int = 3
+    backoff: float = 0.5
+    retry_after_max: float = 60.0
+    concurrency: int = 8
+    per_host_limit: int = 4
+    max_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
+    max_depth: int = 5
+    max_sitemaps: int = 10_000
+    max_urls: int | None = None
+    cache_dir: str | None = None
+    probe: str = "auto"
+    transport: Transport | None = None
+
+    def client(self) -> HttpClient:
+        return HttpClient(
+            transport=self.transport,
+            user_agent=self.user_agent,
+            timeouts=Timeouts(connect=min(self.timeout, 10.0), read=self.timeout, total=max(300.0, self.timeout)),
+            retry=RetryPolicy(max_retries=self.retries, backoff_base=self.backoff,
+                              backoff_max=self.retry_after_max, retry_after_max=self.retry_after_max),
+            max_bytes=self.max_bytes,
+            per_host_limit=self.per_host_limit,
+            max_connections=max(self.concurrency, self.per_host_limit) * 2,
+            cache=self.cache_dir,
+        )
+
+    def walk_options(self, *, follow: bool = True, yield_entries: bool = True,
+                     keep_bodies: bool = False) -> WalkOptions:
+        return WalkOptions(follow=follow, max_depth=self.max_depth, max_sitemaps=self.max_sitemaps,
+                           max_urls=self.max_urls, concurrency=self.concurrency, max_bytes=self.max_bytes,
+                           yield_entries=yield_entries, keep_bodies=keep_bodies)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentDone:
+    """The end of one document: its ``source`` (file path, or the URL asked for), ``kind``, how many URL
+    entries it held, its bytes as read (``data``, only with ``keep_bytes``; gzip files stay compressed) and, for
+    URLs, the walk's :class:`~sitemapkit.SitemapNode` (status, redirects, timing, fetch problems)."""
+
+    source: str
+    kind: DocumentKind | None
+    entries: int
+    data: bytes | None = None
+    node: SitemapNode | None = None
+
+
+SourceEvent = UrlEntry | SitemapRef | Problem | Located | DocumentDone | Discovery
+
+
+def is_url_source(source: str) -> bool:
+    """True when a SOURCE argument is an http(s) URL rather than a file path."""
+    return source.lower().startswith(("http://", "https://")) and is_absolute_http_url(source)
+
+
+def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: FetchSettings) -> Iterator[T]:
+    """Drive an async iterator (built by ``factory`` from a fresh client) from synchronous code, on a private
+    event loop stepped as the caller pulls items. Closing the iterator early cancels the walk cleanly."""
+    loop = asyncio.new_event_loop()
+    try:
+        client = settings.client()
+        agen = factory(client)
+        try:
+            while True:
+                try:
+                    item = loop.run_until_complete(agen.__anext__())
+                except StopAsyncIteration:
+                    break
+                yield item
+        finally:
+            aclose = getattr(agen, "aclose", None)
+            if aclose is not None:
+                loop.run_until_complete(aclose())
+            loop.run_until_complete(client.aclose())
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool,
+                 max_bytes: int) -> Iterator[SourceEvent]:
+    parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions)
+    kept: list[bytes] | None = [] if keep_bytes else None
+    entries = 0
+    stream = sys.stdin.buffer if source == "-" else Path(source).open("rb")  # noqa: SIM115 - closed below
+    try:
+        while True:
+            chunk = stream.read(_READ_CHUNK)
+            events = parser.feed(chunk) if chunk else parser.close()
+            if kept is not None and chunk:
+                kept.append(chunk)
+            for ev in events:
+                item = ev.item if isinstance(ev, Located) else ev
+                if isinstance(item, UrlEntry):
+                    entries += 1
+                yield ev
+            if not chunk:
+                break
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    yield DocumentDone(source, parser.kind, entries, b"".join(kept) if kept is not None else None, None)
+
+
+def _node_events(node: SitemapNode) -> Iterator[SourceEvent]:
+    for child in node.children:
+        try:
+            yield SitemapRef(child)
+        except Exception:  # children were valid refs when read; be safe  # noqa: S112
+            continue
+    yield from node.problems
+    yield DocumentDone(node.url, node.kind, node.entries, node.body, node)
+
+
+def open_sources(
+    sources: Iterable[str],
+    *,
+    follow: bool | None = None,
+    settings: FetchSettings | None = None,
+    keep_bytes: bool = False,
+    positions: bool = False,
+    strict: bool = False,
+    on_item: Callable[[Discovery | SitemapNode], None] | None = None,
+) -> Iterator[SourceEvent]:
+    """Read every SOURCE in order and stream its events (see the module docstring).
+
+    ``follow`` (default True) walks indexes found at URLs down to their sitemaps; False reads only the documents
+    named (their children still appear as :class:`SitemapRef` events). ``positions`` and ``strict`` apply to
+    files (URL documents are read leniently, positions off). ``on_item`` is called with each
+    :class:`Discovery` and :class:`SitemapNode` as soon as it is known (for progress on stderr).
+    Files that cannot be opened raise :class:`OSError` (the CLI boundary turns it into a message)."""
+    cfg = settings or FetchSettings()
+    do_follow = True if follow is None else follow
+    for source in sources:
+        if not is_url_source(source):
+            if source != "-" and not os.path.exists(source):
+                raise FileNotFoundError(2, "No such file or directory", source)
+            yield from _file_events(source, keep_bytes=keep_bytes, positions=positions, strict=strict,
+                                    max_bytes=cfg.max_bytes)
+            continue
+        opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes)
+
+        def factory(client: HttpClient, src: str = source, o: WalkOptions = opts) -> AsyncIterator[
+                Discovery | WalkItem]:
+            return walk_site(src, client=client, options=o, probe=cfg.probe)
+
+        for item in iterate_async(factory, cfg):
+            if isinstance(item, EntryBatch):
+                yield from item.entries
+            elif isinstance(item, SitemapNode):
+                if on_item is not None:
+                    on_item(item)
+                yield from _node_events(item)
+            else:
+                if on_item is not None:
+                    on_item(item)
+                yield item
+                yield from item.problems
+
+
+def with_overrides(settings: FetchSettings, **changes: object) -> FetchSettings:
+    """A copy of ``settings`` with some fields changed (a small convenience for the CLI)."""
+    return replace(settings, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,351 @@
+"""The one streaming XML pass of the validator: well-formedness, XSD and the rule checks together.
+
+lxml's pull parser is fed decoded-by-libxml2 bytes and reports only the root and the ``<url>`` / ``<sitemap>``
+elements. When an entry is complete its raw values go through the rule checks (with ``sourceline``), then the
+element is *moved* into a small detached batch document; every ``XSD_BATCH`` entries the batch (a copy of the
+root with those entries) is validated against the bundled official schema and dropped. libxml2 validation of a
+tree reports each error at the line of its node, so XSD errors keep exact lines, and memory stays flat: at most
+one batch of entries is alive. (``iterparse(schema=...)`` validates while parsing but reports every error at line
+0, which is why it is not used; ARCHITECTURE.md has the measurements.)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from lxml import etree
+
+from sitemapkit import _validate_codes as C
+from sitemapkit._limits import MAX_INDEX_ENTRIES, MAX_NEWS_PER_SITEMAP, MAX_URLS_PER_SITEMAP
+from sitemapkit._problems import ProblemCode
+from sitemapkit._schemas import SchemaKind, load_schema
+from sitemapkit._validate_checks import check_changefreq, check_priority
+from sitemapkit._validate_context import FileContext, line_of
+from sitemapkit._validate_google import (
+    IMAGE_NS,
+    NEWS_NS,
+    VIDEO_NS,
+    XHTML_NS,
+    check_alternates,
+    check_images,
+    check_news,
+    check_video,
+)
+
+__all__ = ["SITEMAP_NS", "XSD_BATCH", "XmlPass"]
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+#: Entries validated together in one detached batch (measured: 500-2,000 are equally fast).
+XSD_BATCH = 1000
+
+_S = "{" + SITEMAP_NS + "}"
+_IMAGE = "{" + IMAGE_NS + "}image"
+_VIDEO = "{" + VIDEO_NS + "}video"
+_NEWS = "{" + NEWS_NS + "}news"
+_LINK = "{" + XHTML_NS + "}link"
+_ELEMENT_NAME = re.compile(r"Element '(?:\{[^}]*\})?([^']+)'")
+_STRUCTURE_HINTS = ("not expected", "Missing child", "No matching global", "is not allowed", "not accepted")
+_VALUE_ELEMENTS = frozenset({"loc", "lastmod", "changefreq", "priority", "duration", "rating",
+                             "publication_date", "language", "href", "hreflang"})
+
+Element = etree._Element
+
+
+_POSITION_SUFFIX = re.compile(r",? line \d+, column \d+\s*$")
+
+
+def _syntax_message(msg: str) -> tuple[ProblemCode, str]:
+    msg = _POSITION_SUFFIX.sub("", msg.strip())
+    low = msg.lower()
+    if "entityref" in low or ("entity" in low and "expecting ';'" in low):
+        return C.NOT_WELL_FORMED, f"unescaped '&' ({msg}): write &amp; in text and URLs"
+    if "not proper utf-8" in low or ("encoding" in low and "error" in low):
+        return C.ENCODING, f"bytes are not valid UTF-8 ({msg}): re-encode the file as UTF-8"
+    if "extra content at the end" in low:
+        return C.NOT_WELL_FORMED, f"content after the root element ({msg}): remove it"
+    if "premature end" in low or "end of data" in low or "eof" in low:
+        return C.NOT_WELL_FORMED, f"document ends early ({msg}): the file is truncated or a tag is not closed"
+    return C.NOT_WELL_FORMED, f"not well-formed XML: {msg}"
+
+
+def _copy_root(root: Element) -> Element:
+    """An empty element like the root (same name, attributes and namespace declarations)."""
+    nsmap: Any = root.nsmap
+    attrib: dict[str, str] = {str(k): str(v) for k, v in root.attrib.items()}
+    return etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
+
+
+class XmlPass:
+    """Validate one urlset or sitemap index, fed in chunks (``feed`` then ``close``)."""
+
+    def __init__(self, ctx: FileContext, *, index: bool, namespace_ok: bool) -> None:
+        self.ctx = ctx
+        self.index = index
+        entry = "sitemap" if index else "url"
+        root = "sitemapindex" if index else "urlset"
+        self._entry_local = entry
+        # Wildcard namespace: entries of a sitemap in a wrong or missing namespace are still checked.
+        self._parser = etree.XMLPullParser(
+            events=("start", "end"), tag=("{*}" + root, "{*}" + entry), resolve_entities=False,
+            no_network=True, load_dtd=False, remove_blank_text=False,
+        )
+        self._xsd = ctx.options.xsd and namespace_ok
+        self._schema = load_schema(SchemaKind.INDEX if index else SchemaKind.URLSET) if self._xsd else None
+        self._root: Element | None = None
+        self._batch: Element | None = None
+        self._batch_size = 0
+        self._value_lines: set[tuple[int, str]] = set()
+        self._xsd_seen: set[tuple[int, str]] = set()
+        self._dead = False
+        self._count = 0
+        self._news = 0
+        self._saw_root = False
+        self._tags = (_S + "loc", _S + "lastmod", _S + "changefreq", _S + "priority")
+
+    # --- driving -----------------------------------------------------------------------------------------
+    def feed(self, data: bytes) -> None:
+        if self._dead:
+            return
+        try:
+            self._parser.feed(data)
+        except etree.XMLSyntaxError as exc:
+            self._drain()
+            self._syntax_error(exc)
+            return
+        self._drain()
+
+    def close(self) -> None:
+        if not self._dead:
+            try:
+                self._parser.close()
+            except etree.XMLSyntaxError as exc:
+                self._drain()
+                self._syntax_error(exc)
+            else:
+                self._drain()
+        root = self._root
+        if root is not None and not self._dead:
+            # What is left in the root after the last entry: stray top-level elements.
+            for child in root:
+                if isinstance(child.tag, str) and child.getparent() is root:
+                    self._stray(child)
+        self._flush_batch(final=True)
+        self._finish()
+
+    def _syntax_error(self, exc: etree.XMLSyntaxError) -> None:
+        self._dead = True
+        line, column = exc.position if exc.position and exc.position[0] else (exc.lineno or None, None)
+        code, message = _syntax_message(exc.msg or str(exc))
+        self.ctx.report(code, message, line or None, column or None)
+
+    def _drain(self) -> None:
+        for event, obj in self._parser.read_events():
+            el = cast(Element, obj)
+            if event == "end":
+                if el.getparent() is self._root and self._root is not None:
+                    self._entry(el)
+            elif self._root is None and el.getparent() is None:
+                self._root = el
+                self._saw_root = True
+                tag = el.tag
+                ns = tag[: tag.index("}") + 1] if tag.startswith("{") else ""
+                self._tags = (ns + "loc", ns + "lastmod", ns + "changefreq", ns + "priority")
+
+    # --- entries -----------------------------------------------------------------------------------------
+    def _entry(self, el: Element) -> None:
+        root = self._root
+        assert root is not None
+        # Anything left before this entry in the root is a stray top-level element (or a comment / PI).
+        prev = el.getprevious()
+        while prev is not None:
+            tag = prev.tag
+            if isinstance(tag, str):
+                self._stray(prev)
+            root.remove(prev)
+            prev = el.getprevious()
+        self._count += 1
+        if self.index:
+            self._sitemap(el)
+        else:
+            self._url(el)
+        if self._xsd:
+            batch = self._batch
+            if batch is None:
+                batch = self._batch = _copy_root(root)
+            batch.append(el)
+            self._batch_size += 1
+            if self._batch_size >= XSD_BATCH:
+                self._flush_batch()
+        else:
+            root.remove(el)
+
+    def _stray(self, el: Element) -> None:
+        tag = el.tag
+        assert isinstance(tag, str)
+        ns = tag[1:].partition("}")[0] if tag.startswith("{") else ""
+        root_ns = self._root.tag[1:].partition("}")[0] if self._root is not None and \
+            self._root.tag.startswith("{") else ""
+        if ns == root_ns:
+            local = tag.rpartition("}")[2]
+            self.ctx.report(C.ROOT_ELEMENT, f"<{local}> is not allowed directly in <{self._root_local()}>: only "
+                                            f"<{self._entry_local}> elements belong there", line_of(el))
+
+    def _root_local(self) -> str:
+        return "sitemapindex" if self.index else "urlset"
+
+    def _value_line(self, el: Element) -> None:
+        line = line_of(el)
+        if line is not None:
+            self._value_lines.add((line, str(el.tag).rpartition("}")[2]))
+
+    def _url(self, el: Element) -> None:
+        ctx = self.ctx
+        t_loc, t_lastmod, t_changefreq, t_priority = self._tags
+        loc_el: Element | None = None
+        lastmod = changefreq = priority = None
+        images: list[Element] = []
+        videos: list[Element] = []
+        news: list[Element] = []
+        links: list[Element] = []
+        for child in el:
+            tag = child.tag
+            if tag == t_loc:
+                if loc_el is None:
+                    loc_el = child
+            elif tag == _LINK:
+                links.append(child)
+            elif tag == _IMAGE:
+                images.append(child)
+            elif tag == t_lastmod:
+                lastmod = child
+            elif tag == t_changefreq:
+                changefreq = child
+            elif tag == t_priority:
+                priority = child
+            elif tag == _VIDEO:
+                videos.append(child)
+            elif tag == _NEWS:
+                news.append(child)
+        start = len(ctx.problems)
+        loc: str | None = None
+        if loc_el is not None:
+            loc = ctx.entry_loc(loc_el.text, line_of(loc_el))
+        else:
+            ctx.entries += 1
+        if lastmod is not None:
+            ctx.entry_lastmod(lastmod.text or "", line_of(lastmod), loc)
+        if changefreq is not None:
+            found = check_changefreq(changefreq.text or "")
+            if found:
+                ctx.findings(found, line_of(changefreq), loc)
+        if priority is not None:
+            found = check_priority(priority.text or "")
+            if found:
+                ctx.findings(found, line_of(priority), loc)
+        if ctx.google:
+            store = ctx.hreflang
+            links_before = store.link_count if store is not None else 0
+            if images:
+                check_images(ctx, images, loc)
+            for video in videos:
+                check_video(ctx, video, loc)
+            for item in news:
+                self._news += 1
+                if self._news == MAX_NEWS_PER_SITEMAP + 1:
+                    ctx.report(C.NEWS_TOO_MANY, f"more than {MAX_NEWS_PER_SITEMAP} news:news in one sitemap: split "
+                                                "it", line_of(item), None, loc)
+                check_news(ctx, item, loc)
+            if links:
+                check_alternates(ctx, links, loc)
+            if store is not None and loc is not None and store.link_count == links_before:
+                store.add_page(loc)
+        if len(ctx.problems) != start:
+            # Remember which values a rule check already judged, to drop the XSD's duplicate of the same value.
+            for problem in ctx.problems[start:]:
+                if problem.location.line is not None:
+                    for name in _VALUE_ELEMENTS:
+                        self._value_lines.add((problem.location.line, name))
+
+    def _sitemap(self, el: Element) -> None:
+        ctx = self.ctx
+        loc_el = lastmod = None
+        for child in el:
+            tag: object = child.tag
+            if not isinstance(tag, str):
+                continue
+            local = tag.rpartition("}")[2]
+            if local == "loc" and loc_el is None:
+                loc_el = child
+            elif local == "lastmod":
+                lastmod = child
+        loc: str | None = None
+        if loc_el is not None:
+            before = ctx.error_count + ctx.warning_count
+            loc = ctx.entry_loc(loc_el.text, line_of(loc_el))
+            if ctx.error_count + ctx.warning_count != before:
+                self._value_line(loc_el)
+            if loc is not None:
+                ctx.child_locs.append((loc, line_of(loc_el)))
+        else:
+            ctx.entries += 1
+        if lastmod is not None:
+            before = ctx.error_count + ctx.warning_count
+            ctx.entry_lastmod(lastmod.text or "", line_of(lastmod), loc, track_same=False)
+            if ctx.error_count + ctx.warning_count != before:
+                self._value_line(lastmod)
+
+    # --- XSD -----------------------------------------------------------------------------------------------
+    def _flush_batch(self, *, final: bool = False) -> None:
+        schema = self._schema
+        if schema is None:
+            return
+        batch = self._batch
+        if batch is None:
+            if not final or not self._saw_root or self._count or self._dead:
+                return
+            # No entries at all: validate the bare root so the schema reports what it lacks.
+            root = self._root
+            assert root is not None
+            batch = _copy_root(root)
+            cast(Any, batch).sourceline = root.sourceline
+        if not schema.validate(batch):
+            for err in cast(Any, schema.error_log):
+                self._xsd_error(err)
+        self._batch = None
+        self._batch_size = 0
+        self._value_lines.clear()
+
+    def _xsd_error(self, err: etree._LogEntry) -> None:
+        message = err.message
+        line = err.line or None
+        m = _ELEMENT_NAME.match(message)
+        name = m.group(1) if m else ""
+        structure = any(h in message for h in _STRUCTURE_HINTS)
+        if not structure and line is not None and (line, name) in self._value_lines:
+            return  # a rule check already reported this value, with a better message
+        if name in ("urlset", "sitemapindex") and "Missing child" in message:
+            if self._count == 0:
+                self.ctx.report(C.EMPTY_SET, "no entries: the XSD requires at least one <"
+                                + self._entry_local + "> (an empty news sitemap is fine for Google; the stricter "
+                                "reading applies)", line)
+            return
+        key = (line or 0, message)
+        if key in self._xsd_seen:  # root attribute errors repeat in every batch
+            return
+        self._xsd_seen.add(key)
+        code = C.XSD_STRUCTURE if structure else C.XSD_VALUE
+        fix = "; follow the schema's element order" if code is C.XSD_STRUCTURE else ""
+        self.ctx.report(code, f"XSD: {message}{fix}", line)
+
+    def _finish(self) -> None:
+        ctx = self.ctx
+        if self._saw_root and self._count == 0 and not self._xsd and not self._dead:
+            ctx.report(C.EMPTY_SET, f"no entries: the XSD requires at least one <{self._entry_local}>",
+                       line_of(self._root) if self._root is not None else None)
+        limit = MAX_INDEX_ENTRIES if self.index else MAX_URLS_PER_SITEMAP
+        if self._count > limit:
+            code = C.TOO_MANY_SITEMAPS if self.index else C.TOO_MANY_URLS
+            ctx.report(code, f"{self._count:,} entries; the limit is {limit:,}: split the file", None)
+        if not self.index:
+            ctx.finish_entries()
