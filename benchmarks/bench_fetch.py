@@ -214,13 +214,16 @@ def main() -> None:
     finally:
         srv.terminate()
         srv.wait()
-    print(f"\n{'contender':32} {'URLs':>10} {'wall s':>8} {'CPU s':>7} {'URLs/s':>10} {'peak RSS MB':>12}")
+    print(f"\n{'contender':32} {'URLs':>10} {'wall s':>8} {'CPU s':>7} {'URLs/s':>10} {'URLs/CPU-s':>11} "
+          f"{'peak RSS MB':>12}")
     for name, (n, wall, cpu, rss) in rows:
-        print(f"{name:32} {n:>10,} {wall:>8.2f} {cpu:>7.2f} {n / wall:>10,.0f} {rss / 1024:>12.0f}")
-    ours = rows[0][1]
+        print(f"{name:32} {n:>10,} {wall:>8.2f} {cpu:>7.2f} {n / wall:>10,.0f} {n / cpu:>11,.0f} {rss / 1024:>12.0f}")
     usp = next((r for name, r in rows if name.startswith("usp")), None)
     if usp is not None:
-        print(f"\nsitemapkit / usp: {(ours[0] / ours[1]) / (usp[0] / usp[1]):.1f}x URLs/s")
+        for name, ours in rows:
+            if name.startswith("sitemapkit"):
+                print(f"{name} / usp: {(ours[0] / ours[1]) / (usp[0] / usp[1]):.1f}x URLs/s (wall), "
+                      f"{(ours[0] / ours[2]) / (usp[0] / usp[2]):.1f}x URLs per CPU-second")
     if args.clients:
         clients(port)
 

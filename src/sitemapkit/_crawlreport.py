@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from sitemapkit._crawlstate import FETCHED, CrawlState, UrlRow
 
@@ -161,6 +162,9 @@ th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertic
 th{color:var(--muted);font-weight:600;background:#fafbfd}td.url{word-break:break-all}
 td ul{margin:0;padding-left:18px}.pill{display:inline-block;border-radius:99px;padding:1px 8px;font-size:12px;
 background:#eef2f8;color:var(--fg);white-space:nowrap}.pill.bad{background:#fbe9e7;color:var(--bad)}
+td .pill{white-space:normal;word-break:break-word;border-radius:8px}
+table.fixed{table-layout:fixed}col.u{width:38%}col.s{width:22%}a{color:var(--accent);text-decoration:none}
+a:hover{text-decoration:underline}
 .muted{color:var(--muted)}svg text{font:12px system-ui,sans-serif;fill:var(--fg)}
 """
 
@@ -198,9 +202,15 @@ def _status_color(label: str) -> str:
     return "#c8372d"
 
 
-def _link(url: str) -> str:
-    e = html.escape(url)
-    return f'<a href="{e}" rel="nofollow noreferrer">{e}</a>'
+def _link(url: str, origin: str = "") -> str:
+    """A link showing the path only when the URL is on the crawled site (the header names the site)."""
+    shown = url[len(origin):] if origin and url.startswith(origin + "/") else url
+    return f'<a href="{html.escape(url)}" rel="nofollow noreferrer">{html.escape(shown)}</a>'
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _more(total: int, shown: int) -> str:
@@ -212,6 +222,7 @@ def _more(total: int, shown: int) -> str:
 def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, complete: bool,
                       html_rows: int = 1000) -> None:
     start = state.get_meta("start_url") or ""
+    origin = _origin(state.get_meta("scope_url") or start)
     crawl_time = state.get_meta("crawl_time") or ""
     status = sorted(_status_counts(state).items(), key=lambda kv: (not kv[0].isdigit(), kv[0]))
     depth = [(str(d), n) for d, n in state.group_count("depth", "state = 2")]
@@ -241,7 +252,8 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         # Broken links.
         w(f"<section><h2>Broken links ({summary.broken:,})</h2>")
         if summary.broken:
-            w("<table><thead><tr><th>URL</th><th>Status</th><th>Linked from</th></tr></thead><tbody>")
+            w('<table class="fixed"><colgroup><col class="u"><col class="s"><col></colgroup>'
+              "<thead><tr><th>URL</th><th>Status</th><th>Linked from</th></tr></thead><tbody>")
             shown = 0
             for row in state.rows(_BROKEN):
                 if shown >= html_rows:
@@ -249,11 +261,11 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
                 shown += 1
                 refs = state.referrers(row.id, 5)
                 total = state.referrer_count(row.id)
-                items = "".join(f"<li>{_link(r)}</li>" for r in refs)
+                items = "".join(f"<li>{_link(r, origin)}</li>" for r in refs)
                 if total > len(refs):
                     items += f'<li class="muted">and {total - len(refs):,} more</li>'
                 what = str(row.status) if row.status is not None else (row.error or "error")
-                w(f'<tr><td class="url">{_link(row.url)}</td><td><span class="pill bad">{html.escape(what)}'
+                w(f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill bad">{html.escape(what)}'
                   f'</span></td><td class="url"><ul>{items}</ul></td></tr>')
             w("</tbody></table>")
             w(_more(summary.broken, shown))
@@ -265,14 +277,16 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         if reasons:
             w("<p>" + " ".join(f'<span class="pill">{html.escape(str(r))}: {n:,}</span>' for r, n in reasons)
               + "</p>")
-            w("<table><thead><tr><th>URL</th><th>Reason</th><th>Detail</th></tr></thead><tbody>")
+            w('<table class="fixed"><colgroup><col class="u"><col class="s"><col></colgroup>'
+              "<thead><tr><th>URL</th><th>Reason</th><th>Detail</th></tr></thead><tbody>")
             shown = 0
             for row in state.rows(_EXCLUDED, order="reason, url"):
                 if shown >= html_rows:
                     break
                 shown += 1
-                w(f'<tr><td class="url">{_link(row.url)}</td><td><span class="pill">{html.escape(row.reason or "")}'
-                  f'</span></td><td class="url">{html.escape(row.detail or "")}</td></tr>')
+                reason = html.escape(row.reason or "")
+                w(f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill">{reason}</span></td>'
+                  f'<td class="url">{html.escape(row.detail or "")}</td></tr>')
             w("</tbody></table>")
             w(_more(summary.excluded, shown))
         else:
@@ -281,16 +295,17 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         # Redirects.
         w(f"<section><h2>Redirects ({summary.redirects:,})</h2>")
         if summary.redirects:
-            w("<table><thead><tr><th>URL</th><th>Chain</th><th>Final</th></tr></thead><tbody>")
+            w('<table class="fixed"><colgroup><col class="u"><col><col class="u"></colgroup>'
+              "<thead><tr><th>URL</th><th>Chain (each hop and its status)</th><th>Final</th></tr></thead><tbody>")
             shown = 0
             for row in state.rows(_REDIRECTS):
                 if shown >= html_rows:
                     break
                 shown += 1
-                chain = " &rarr; ".join(f"{html.escape(u)} <span class=\"pill\">{s}</span>" for u, s in row.redirects)
-                final = (f"{_link(row.final_url)} <span class=\"pill\">{row.status}</span>" if row.final_url
+                chain = " &rarr; ".join(f'{_link(u, origin)} <span class="pill">{s}</span>' for u, s in row.redirects)
+                final = (f'{_link(row.final_url, origin)} <span class="pill">{row.status}</span>' if row.final_url
                          else html.escape(row.error or ""))
-                w(f'<tr><td class="url">{_link(row.url)}</td><td class="url">{chain}</td>'
+                w(f'<tr><td class="url">{_link(row.url, origin)}</td><td class="url">{chain}</td>'
                   f'<td class="url">{final}</td></tr>')
             w("</tbody></table>")
             w(_more(summary.redirects, shown))

@@ -48,7 +48,7 @@ WELL_KNOWN_PATHS: tuple[str, ...] = (
     "/sitemap1.xml",
 )
 
-#: Bytes read of a robots.txt (Google reads 500 KiB; RFC 9309 asks for at least 500 KiB).
+#: Bytes read of a robots.txt (Google reads 500 KiB; RFC 9309 asks for at least 500 KiB); the rest is ignored.
 ROBOTS_MAX_BYTES = 512 * 1024
 #: Bytes read of the home page when looking for ``<link rel="sitemap">``.
 HOME_MAX_BYTES = 2 * 1024 * 1024
@@ -95,11 +95,15 @@ async def fetch_robots(client: HttpClient, url: str) -> tuple[RobotsTxt, int | N
     both cases there are no sitemaps. A problem (SM520) is attached unless the status is 200 or 404/410."""
     robots_url = robots_url_for(url)
     try:
-        resp = await client.get(robots_url, max_bytes=ROBOTS_MAX_BYTES)
+        resp = await client.get(robots_url, max_bytes=ROBOTS_MAX_BYTES, truncate=True)
     except FetchError as exc:
         return RobotsTxt.disallow_all(robots_url, (SM520.problem(Location(robots_url), exc.reason),)), None
     if resp.ok:
-        return RobotsTxt.parse(resp.body, resp.final_url), resp.status
+        robots = RobotsTxt.parse(resp.body, resp.final_url)
+        if resp.truncated:  # RFC 9309 §2.5: a parser may ignore what follows the first 500 KiB
+            robots.problems = (*robots.problems, SM520.problem(
+                Location(robots_url), f"robots.txt larger than {ROBOTS_MAX_BYTES:,} bytes; the rest was ignored"))
+        return robots, resp.status
     if 400 <= resp.status < 500:
         problems: tuple[Problem, ...] = ()
         if resp.status not in (404, 410):

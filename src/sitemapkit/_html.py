@@ -16,7 +16,6 @@ scope directives to a user agent (``X-Robots-Tag: googlebot: noindex``). ``none`
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser
@@ -26,7 +25,6 @@ __all__ = ["PageInfo", "RobotsDirectives", "extract_page", "parse_robots_content
 #: Meta names whose robots directives the crawler obeys: the generic one and Google's (the sitemaps are for
 #: search engines; Google's crawler is the one that reads them most).
 ROBOTS_META_NAMES = frozenset({"robots", "googlebot"})
-_WS = re.compile(r"\s+")
 # Directives that take a value ("max-snippet: 20"), as opposed to a user-agent prefix ("googlebot: noindex").
 _VALUED_DIRECTIVES = frozenset(
     {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview", "notranslate", "noimageindex"}
@@ -121,7 +119,7 @@ def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True)
     image_urls: list[str] = []
     for node in tree.css(_SELECTOR):
         tag = node.tag
-        attrs = node.attributes
+        attrs = node.attrs  # lazy access: building the full attribute dict costs more than the parse
         if tag == "a" or tag == "area":
             href = attrs.get("href")
             if href:
@@ -158,7 +156,7 @@ def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True)
         root = tree.body or tree.root
         text = root.text(deep=True, separator=" ") if root is not None else ""
         h = hashlib.blake2b(digest_size=16)
-        h.update(_WS.sub(" ", text).strip().encode("utf-8", "surrogatepass"))
+        h.update(" ".join(text.split()).encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
         h.update("\n".join(links).encode("utf-8", "surrogatepass"))
         digest = h.hexdigest()

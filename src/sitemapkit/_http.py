@@ -345,6 +345,7 @@ class HttpResponse:
     wire_bytes: int = 0
     from_cache: bool = False
     attempts: int = 1
+    truncated: bool = False
 
     @property
     def ok(self) -> bool:
@@ -558,16 +559,21 @@ class HttpClient:
         return slot
 
     async def get(
-        self, url: str, *, headers: Mapping[str, str] | None = None, max_bytes: int | None = None
+        self, url: str, *, headers: Mapping[str, str] | None = None, max_bytes: int | None = None,
+        truncate: bool = False,
     ) -> HttpResponse:
-        """GET ``url`` following redirects; returns any final status as a value (see the module docstring)."""
+        """GET ``url`` following redirects; returns any final status as a value (see the module docstring).
+
+        ``truncate=True`` keeps the first ``max_bytes`` of an oversized body (``truncated`` is set on the
+        response) instead of raising :class:`ResponseTooLargeError`: what robots.txt readers do (RFC 9309)."""
         started = time.monotonic()
         budget = self.max_bytes if max_bytes is None else max_bytes
         redirects: list[tuple[str, int]] = []
         seen = {url}
         current = url
         while True:
-            status, resp_headers, body, wire, attempts, cached = await self._fetch_one(current, headers, budget)
+            status, resp_headers, body, wire, attempts, cached, cut = await self._fetch_one(
+                current, headers, budget, truncate)
             location = resp_headers.get("location")
             if status in _REDIRECT_STATUSES and location:
                 target = urljoin(current, location.strip())
@@ -584,13 +590,13 @@ class HttpClient:
             return HttpResponse(
                 url=url, final_url=current, status=status, headers=resp_headers, body=body,
                 redirects=tuple(redirects), elapsed=time.monotonic() - started, wire_bytes=wire,
-                from_cache=cached, attempts=attempts,
+                from_cache=cached, attempts=attempts, truncated=cut,
             )
 
     async def _fetch_one(
-        self, url: str, headers: Mapping[str, str] | None, budget: int
-    ) -> tuple[int, dict[str, str], bytes, int, int, bool]:
-        """One hop, with retries. Returns (status, headers, body, wire bytes, attempts, from_cache)."""
+        self, url: str, headers: Mapping[str, str] | None, budget: int, truncate: bool = False
+    ) -> tuple[int, dict[str, str], bytes, int, int, bool, bool]:
+        """One hop, with retries. Returns (status, headers, body, wire bytes, attempts, from_cache, truncated)."""
         request_headers = dict(self.default_headers)
         if headers:
             request_headers.update(headers)
@@ -603,7 +609,7 @@ class HttpClient:
             try:
                 async with self._slot(url):
                     self.stats.requests += 1
-                    status, resp_headers, body, wire = await self._attempt(request, budget)
+                    status, resp_headers, body, wire, cut = await self._attempt(request, budget, truncate)
             except TransportError as exc:
                 if not exc.retryable or attempt >= self.retry.max_retries:
                     raise
@@ -619,10 +625,10 @@ class HttpClient:
                 if cached is not None:
                     self.stats.cache_hits += 1
                     cached_headers, cached_body = cached
-                    return 200, {**cached_headers, **resp_headers}, cached_body, wire, attempt + 1, True
-            if status == 200 and self.cache is not None:
+                    return 200, {**cached_headers, **resp_headers}, cached_body, wire, attempt + 1, True, False
+            if status == 200 and self.cache is not None and not cut:
                 self.cache.store(url, resp_headers, body)
-            return status, resp_headers, body, wire, attempt + 1, False
+            return status, resp_headers, body, wire, attempt + 1, False, cut
 
     async def _backoff(self, attempt: int, retry_after: str | None) -> None:
         self.stats.retries += 1
@@ -630,13 +636,14 @@ class HttpClient:
         delay = self.retry.backoff(attempt) if wait is None else min(wait, self.retry.retry_after_max)
         await self._sleep(delay)
 
-    async def _attempt(self, request: TransportRequest, budget: int) -> tuple[int, dict[str, str], bytes, int]:
+    async def _attempt(self, request: TransportRequest, budget: int,
+                       truncate: bool = False) -> tuple[int, dict[str, str], bytes, int, bool]:
         response = await self.transport.send(request)
         try:
             headers = dict(response.headers)
             status = response.status
             length = headers.get("content-length", "")
-            if length.isdigit() and int(length) > budget and status not in _REDIRECT_STATUSES:
+            if length.isdigit() and int(length) > budget and status not in _REDIRECT_STATUSES and not truncate:
                 raise ResponseTooLargeError(
                     f"Content-Length {int(length):,} exceeds the byte budget of {budget:,}", url=request.url,
                     limit=budget,
@@ -647,9 +654,14 @@ class HttpClient:
             wire = 0
             produced = 0
             passthrough = False
+            cut = False
             async for chunk in response.iter_chunks():
                 wire += len(chunk)
-                if wire > budget:
+                last = False
+                if wire > budget and truncate:
+                    chunk = chunk[: len(chunk) - (wire - budget)]
+                    wire, last, cut = budget, True, True
+                elif wire > budget:
                     raise ResponseTooLargeError(
                         f"body exceeds the byte budget of {budget:,} bytes (download aborted)", url=request.url,
                         limit=budget,
@@ -657,6 +669,8 @@ class HttpClient:
                 if not decoders or passthrough:
                     parts.append(chunk)
                     produced += len(chunk)
+                    if last:
+                        break
                     continue
                 raw_parts.append(chunk)
                 try:
@@ -664,6 +678,9 @@ class HttpClient:
                     for dec in decoders:
                         data = dec.decode(data, budget - produced)
                 except OverflowError:
+                    if truncate:
+                        cut = True
+                        break
                     raise ResponseTooLargeError(
                         f"decoded body ({headers.get('content-encoding')}) exceeds the byte budget of {budget:,}"
                         " bytes (download aborted)", url=request.url, limit=budget,
@@ -683,9 +700,13 @@ class HttpClient:
                 parts.append(data)
                 if produced:
                     raw_parts.clear()  # decoding works: the raw bytes are no longer needed for a fallback
+                if last:
+                    break
             body = b"".join(parts)
+            if truncate and len(body) > budget:
+                body, cut = body[:budget], True
             self.stats.wire_bytes += wire
             self.stats.body_bytes += len(body)
-            return status, headers, body, wire
+            return status, headers, body, wire, cut
         finally:
             await response.aclose()

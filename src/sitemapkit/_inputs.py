@@ -44,6 +44,7 @@ _CSV_COLUMNS = {"loc", "url", "lastmod", "changefreq", "priority"}
 #: Files a static site never wants in its sitemap, on top of hidden paths (``.git/``, ``.well-known/``).
 DEFAULT_SITE_EXCLUDES = ("404.html", "*/404.html")
 _HTML_SUFFIXES = (".html", ".htm")
+_INDEX_NAMES = ("index.html", "index.htm")
 
 
 def _problem(source: str, line: int | None, message: str, loc: str | None = None) -> Problem:
@@ -273,7 +274,8 @@ def _iter_site(root: Path, base_url: str, include: Sequence[str], exclude: Seque
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        for name in sorted(filenames):
+        # The directory's own page (index.html) first, then the others by name: stable, readable output.
+        for name in sorted(filenames, key=lambda n: (n.lower() not in _INDEX_NAMES, n)):
             if name.startswith(".") or not name.lower().endswith(_HTML_SUFFIXES):
                 continue
             rel = rel_dir + name
@@ -282,7 +284,7 @@ def _iter_site(root: Path, base_url: str, include: Sequence[str], exclude: Seque
             full = Path(dirpath) / name
             if skip and full.resolve() in skip:
                 continue
-            url_path = rel_dir if name.lower() in ("index.html", "index.htm") else rel
+            url_path = rel_dir if name.lower() in _INDEX_NAMES else rel
             try:
                 mtime = full.stat().st_mtime
                 lastmod = LastMod.of(datetime.fromtimestamp(int(mtime), UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))

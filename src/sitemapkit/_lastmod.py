@@ -55,6 +55,11 @@ def _check(m: re.Match[str], text: str) -> None:
             raise InvalidValueError(f"UTC offset out of range in lastmod {text!r}", field="lastmod", value=text)
 
 
+# Texts already validated: real sitemaps repeat the same lastmod values many times. Bounded; cleared when full.
+_VALID_CACHE: set[str] = set()
+_VALID_CACHE_SIZE = 8192
+
+
 @dataclass(frozen=True, slots=True, order=False)
 class LastMod:
     """A W3C Datetime. Build from text (``LastMod("2024-05-01")``) or with :meth:`of` from ``date`` /
@@ -66,10 +71,16 @@ class LastMod:
         if not isinstance(self.text, str):
             raise InvalidValueError(f"lastmod text must be a string, got {type(self.text).__name__}",
                                     field="lastmod", value=self.text)
-        m = _W3C.fullmatch(self.text)
+        text = self.text
+        if text in _VALID_CACHE:
+            return
+        m = _W3C.fullmatch(text)
         if m is None:
-            raise InvalidValueError(f"not a W3C Datetime: {self.text!r}", field="lastmod", value=self.text)
-        _check(m, self.text)
+            raise InvalidValueError(f"not a W3C Datetime: {text!r}", field="lastmod", value=text)
+        _check(m, text)
+        if len(_VALID_CACHE) >= _VALID_CACHE_SIZE:
+            _VALID_CACHE.clear()
+        _VALID_CACHE.add(text)
 
     @classmethod
     def of(cls, value: LastMod | datetime | date | str) -> LastMod:

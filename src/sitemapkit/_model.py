@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 
 from sitemapkit._exceptions import InvalidEntryError, InvalidValueError
 from sitemapkit._lastmod import LastMod
-from sitemapkit._limits import MAX_VIDEO_DURATION
-from sitemapkit._urls import normalize_loc
+from sitemapkit._limits import MAX_LOC_LENGTH, MAX_VIDEO_DURATION
+from sitemapkit._urls import SIMPLE_URI, normalize_loc
 
 __all__ = [
     "Alternate",
@@ -42,6 +42,7 @@ __all__ = [
 ]
 
 LastModInput = LastMod | datetime | date | str
+_simple_uri = SIMPLE_URI.fullmatch
 
 
 class Changefreq(enum.Enum):
@@ -325,13 +326,24 @@ class UrlEntry:
     mobile: bool = False
 
     def __post_init__(self) -> None:
-        _set(self, "loc", normalize_loc(self.loc))
-        _lastmod(self, "lastmod", self.lastmod, "lastmod")
-        _enum(self, "changefreq", self.changefreq, Changefreq, "changefreq")
-        if self.priority is not None:
-            _set(self, "priority", _number(self.priority, "priority", 0.0, 1.0))
-        for name in ("images", "videos", "alternates"):
-            _tuple(self, name, getattr(self, name))
+        # Hot path of every reader and writer: values that are already in canonical form (a plain URI, a
+        # LastMod, a Changefreq, a float in range, tuples) are accepted with a type check and nothing more.
+        loc = self.loc
+        if loc.__class__ is not str or len(loc) > MAX_LOC_LENGTH or _simple_uri(loc) is None:
+            _set(self, "loc", normalize_loc(loc))
+        if self.lastmod is not None and self.lastmod.__class__ is not LastMod:
+            _lastmod(self, "lastmod", self.lastmod, "lastmod")
+        if self.changefreq is not None and self.changefreq.__class__ is not Changefreq:
+            _enum(self, "changefreq", self.changefreq, Changefreq, "changefreq")
+        p = self.priority
+        if p is not None and not (p.__class__ is float and 0.0 <= p <= 1.0):
+            _set(self, "priority", _number(p, "priority", 0.0, 1.0))
+        if self.images.__class__ is not tuple:
+            _tuple(self, "images", self.images)
+        if self.videos.__class__ is not tuple:
+            _tuple(self, "videos", self.videos)
+        if self.alternates.__class__ is not tuple:
+            _tuple(self, "alternates", self.alternates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,8 +354,11 @@ class SitemapRef:
     lastmod: LastMod | None = None
 
     def __post_init__(self) -> None:
-        _set(self, "loc", normalize_loc(self.loc))
-        _lastmod(self, "lastmod", self.lastmod, "lastmod")
+        loc = self.loc
+        if loc.__class__ is not str or len(loc) > MAX_LOC_LENGTH or _simple_uri(loc) is None:
+            _set(self, "loc", normalize_loc(loc))
+        if self.lastmod is not None and self.lastmod.__class__ is not LastMod:
+            _lastmod(self, "lastmod", self.lastmod, "lastmod")
 
 
 # --- JSON form -------------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ _GZ_STEP = 1024
 #: Distinct locs remembered per document to report duplicates (8-byte hashes; ~3 MB at the cap).
 DUPLICATE_TRACKING_LIMIT = 100_000
 #: Chunk size of the file/stream drivers.
-READ_CHUNK = 256 * 1024
+READ_CHUNK = 64 * 1024
 
 
 class ReaderStateError(SitemapkitError, RuntimeError):
@@ -116,8 +116,7 @@ class SitemapParser:
         self._stopped = False
         self._closed = False
         self._seen: set[int] = set()
-        self.entry_count = 0
-        self.sitemap_count = 0
+        self._items = 0
         self.error_count = 0
         self.warning_count = 0
 
@@ -195,7 +194,7 @@ class SitemapParser:
         self._stopped = True
 
     def emit(self, item: UrlEntry | SitemapRef, line: int | None, column: int | None, raw_loc: str) -> None:
-        """An entry is complete."""
+        """An entry is complete (the hot path: one call per entry)."""
         seen = self._seen
         before = len(seen)
         if before < DUPLICATE_TRACKING_LIMIT:
@@ -204,11 +203,21 @@ class SitemapParser:
                 self.problem(C.DUPLICATE_LOC, f"duplicate loc {item.loc}", line, column, item.loc)
         elif hash(item.loc) in seen:
             self.problem(C.DUPLICATE_LOC, f"duplicate loc {item.loc}", line, column, item.loc)
-        if type(item) is UrlEntry:
-            self.entry_count += 1
+        self._items += 1
+        if self.positions:
+            self._out.append(Located(item, line, column, raw_loc))
         else:
-            self.sitemap_count += 1
-        self._out.append(Located(item, line, column, raw_loc) if self.positions else item)
+            self._out.append(item)
+
+    @property
+    def entry_count(self) -> int:
+        """UrlEntry values emitted so far."""
+        return 0 if self._kind is DocumentKind.INDEX else self._items
+
+    @property
+    def sitemap_count(self) -> int:
+        """SitemapRef values emitted so far (sitemap indexes)."""
+        return self._items if self._kind is DocumentKind.INDEX else 0
 
     # --- internals ----------------------------------------------------------------------------------------
     def _take(self) -> list[Event]:
@@ -300,8 +309,11 @@ class SitemapParser:
             self._stopped = True
             return
         if info.doctype is not None:
+            at = text.upper().find("<!DOCTYPE")
+            line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+            column = at - text.rfind("\n", 0, at) if at >= 0 else 1
             self.problem(C.DTD_REFUSED, f"DOCTYPE refused ({info.doctype[:60]!r}...); no entity is expanded, "
-                         "nothing is read from the document", 1, 1)
+                         "nothing is read from the document", line, column)
             self._stopped = True
             return
         if kind is DocumentKind.UNKNOWN:

@@ -100,16 +100,15 @@ FEED_ITEM_NO_LINK = define_code(
     "SM127", _W, "feed item without a link; skipped",
     "Give each RSS item a <link> (or a permalink <guid>) and each Atom entry a <link rel=\"alternate\">.",
     area=_A)
-WRONG_ENTRY_KIND = define_code(
-    "SM128", _W, "entry of the wrong kind for this document; skipped",
-    "A urlset holds <url> entries and a sitemap index holds <sitemap> entries; do not mix them.", area=_A)
-
+BARE_AMPERSAND = define_code(
+    "SM129", _W, "unescaped & read as &amp;",
+    "Escape & as &amp; in URLs and text (or wrap the text in CDATA); strict XML parsers stop at it.", area=_A)
 #: Warnings that strict mode treats as errors (everything but advisory findings such as duplicates and feed
 #: items without a link).
 STRICT_FATAL: frozenset[str] = frozenset(
     pc.code for pc in (
         JUNK_AFTER_ROOT, WHITESPACE_BEFORE_DECLARATION, NAMESPACE, TAG_CASE, NOT_UTF8, MISSING_LOC,
         WHITESPACE_IN_LOC, EXTRA_LOC, BAD_LASTMOD, LENIENT_LASTMOD, BAD_CHANGEFREQ, BAD_PRIORITY, BAD_EXTENSION,
-        TEXT_NOT_URL, GZIP_TRAILING, WRONG_ENTRY_KIND,
+        TEXT_NOT_URL, GZIP_TRAILING, BARE_AMPERSAND,
     )
 )

@@ -78,6 +78,7 @@ _EXT = {
     (MOBILE_NS, "mobile"): _MOBILE,
 }
 _CHANGEFREQS = {m.value: m for m in Changefreq}
+_IMAGE_FIELDS = frozenset({"loc", "caption", "geo_location", "title", "license"})
 _INNER_WS = re.compile(r"\s")
 _URL_START = re.compile(r"https?://", re.IGNORECASE)
 _CACHE_SIZE = 4096
@@ -101,6 +102,96 @@ def _text(el: Any) -> str:
     return t if t is not None else ""
 
 
+_BARE_AMP = re.compile(rb"&(?!(?:[A-Za-z_:][A-Za-z0-9_.:\-]{0,63}|#[0-9]{1,10}|#[xX][0-9A-Fa-f]{1,8});)")
+_CDATA_OPEN = b"<![CDATA["
+_CDATA_CLOSE = b"]]>"
+#: Bytes held back at the end of each chunk so that a reference or a CDATA marker cut by the chunk boundary is
+#: judged exactly as in the whole document (longest reference the pattern accepts + margin).
+_AMP_LOOKAHEAD = 80
+
+
+class _AmpRepair:
+    """Rewrites every ``&`` that starts no entity or character reference to ``&amp;``, outside CDATA sections.
+
+    Works on the UTF-8 byte stream before libxml2 sees it, chunk by chunk, with the same result for any chunking
+    (a short tail is held back until the next chunk). Counts repairs and remembers the first line."""
+
+    __slots__ = ("_carry", "_in_cdata", "_line", "count", "first_line")
+
+    def __init__(self, first_line: int) -> None:
+        self._carry = b""
+        self._in_cdata = False
+        self._line = first_line
+        self.count = 0
+        self.first_line: int | None = None
+
+    def first_line_of_stream(self, line: int) -> None:
+        self._line = line
+
+    def repair(self, data: bytes, *, final: bool) -> bytes:
+        if self._carry:
+            data = self._carry + data
+            self._carry = b""
+        n = len(data)
+        cut = n if final else n - _AMP_LOOKAHEAD
+        if cut <= 0:
+            self._carry = data
+            return b""
+        if not self._in_cdata and data.find(b"&", 0, cut) < 0 and _CDATA_OPEN not in data:
+            self._carry = data[cut:]
+            self._line += data.count(b"\n", 0, cut)
+            return data[:cut]
+        out: list[bytes] = []
+        i = 0
+        while i < cut:
+            if self._in_cdata:
+                end = data.find(_CDATA_CLOSE, i)
+                if end < 0 or end >= cut:
+                    out.append(data[i:cut])
+                    i = cut
+                    break
+                out.append(data[i:end + 3])
+                i = end + 3
+                self._in_cdata = False
+                continue
+            start = data.find(_CDATA_OPEN, i)
+            seg_end = start if 0 <= start < cut else cut
+            pos = i
+            while True:
+                m = _BARE_AMP.search(data, pos)
+                if m is None or m.start() >= seg_end:
+                    break
+                at = m.start()
+                out.append(data[pos:at])
+                out.append(b"&amp;")
+                self.count += 1
+                if self.first_line is None:
+                    self.first_line = self._line + data.count(b"\n", 0, at)
+                pos = at + 1
+            out.append(data[pos:seg_end])
+            i = seg_end
+            if seg_end == start:
+                out.append(_CDATA_OPEN)
+                i = start + len(_CDATA_OPEN)
+                self._in_cdata = True
+        self._carry = data[i:]
+        self._line += data.count(b"\n", 0, i)
+        return b"".join(out)
+
+
+class _Warner:
+    """Reports a dropped field of an extension element (built per element, called only when needed)."""
+
+    __slots__ = ("el", "engine", "loc", "name")
+
+    def __init__(self, engine: XmlEngine, el: Any, loc: str, name: str) -> None:
+        self.engine, self.el, self.loc, self.name = engine, el, loc, name
+
+    def __call__(self, message: str) -> None:
+        e = self.engine
+        e.o.problem(C.BAD_EXTENSION, f"<{self.name}> field dropped: {message}", e._line(self.el), None, self.loc)
+
+
 class _Bad(Exception):
     """An extension element that cannot become a model object (message says why)."""
 
@@ -118,7 +209,12 @@ class XmlEngine:
         self._lines_fed = 1
         self._decoder = None if enc.is_utf8 else codecs.getincrementaldecoder(enc.encoding)("strict")
         self._dead = False
+        # Lenient mode repairs bare "&" (the commonest XML mistake in hand-made sitemaps); strict mode lets libxml2
+        # stop at it with the exact position.
+        self._amp = None if owner.strict else _AmpRepair(1)
+        self._emit = owner.emit
         self._cls: dict[object, int] = {}
+        self._local: dict[object, str] = {}
         self._lm_cache: dict[str, LastMod] = {}
         self._pr_cache: dict[str, float] = {}
         self._feed_dates = self.kind in (DocumentKind.RSS, DocumentKind.ATOM)
@@ -177,7 +273,15 @@ class XmlEngine:
                 stripped = data.lstrip(b" \t\r\n")
                 self._line_offset = data[:len(data) - len(stripped)].count(b"\n")
                 data = stripped
+                if self._amp is not None:
+                    self._amp.first_line_of_stream(1 + self._line_offset)
                 self.o.problem(C.WHITESPACE_BEFORE_DECLARATION, None, 1, 1)
+        if self._amp is not None:
+            data = self._amp.repair(data, final=False)
+        if data:
+            self._push(data)
+
+    def _push(self, data: bytes) -> None:
         self._lines_fed += data.count(b"\n")
         try:
             self._p.feed(data)
@@ -200,6 +304,16 @@ class XmlEngine:
                 self.feed(rest)
                 if self.dead:
                     return
+        amp = self._amp
+        if amp is not None:
+            tail = amp.repair(b"", final=True)
+            if tail:
+                self._push(tail)
+            if amp.count:
+                more = f" (and {amp.count - 1:,} more)" if amp.count > 1 else ""
+                self.o.problem(C.BARE_AMPERSAND, f"unescaped & read as &amp;{more}", amp.first_line, None)
+            if self.dead:
+                return
         try:
             self._p.close()
         except etree.XMLSyntaxError as exc:
@@ -263,6 +377,8 @@ class XmlEngine:
         local = local.lower()
         k = _CORE.get(local, _IGNORE) if ns in self._core_ns else _EXT.get((ns or "", local), _IGNORE)
         if isinstance(tag, str):
+            if len(self._cls) >= _CACHE_SIZE:  # a document inventing element names cannot grow the cache
+                self._cls.clear()
             self._cls[tag] = k
         return k
 
@@ -375,7 +491,7 @@ class XmlEngine:
                 pr = c.text
                 if pr is None:
                     pr = _text(c)
-            elif k != _IGNORE:
+            elif k:
                 if ext is None:
                     ext = []
                 ext.append((k, c))
@@ -383,7 +499,7 @@ class XmlEngine:
         if line is not None and self._line_offset:
             line += self._line_offset
         s = raw.strip() if raw is not None else ""
-        if not s or _INNER_WS.search(s):
+        if not s or " " in s or not s.isprintable():  # cheap pre-check; _loc does the exact one
             s = self._loc(raw, line, "url", el)  # reports missing / empty / inner whitespace
             if s is None:
                 return
@@ -408,17 +524,10 @@ class XmlEngine:
         if ext is not None:
             for k, c in ext:
                 try:
-                    if k in (_IMAGE, _VIDEO):
-                        xline = self._line(c)
-                        xname = "image" if k == _IMAGE else "video"
-
-                        def warn(message: str, xline: int | None = xline, s: str = s, xname: str = xname) -> None:
-                            self.o.problem(C.BAD_EXTENSION, f"<{xname}> field dropped: {message}", xline, None, s)
-
-                        if k == _IMAGE:
-                            (images := images or []).append(self._image(c, warn))
-                        else:
-                            (videos := videos or []).append(self._video(c, warn))
+                    if k == _IMAGE:
+                        (images := images or []).append(self._image(c, _Warner(self, c, s, "image")))
+                    elif k == _VIDEO:
+                        (videos := videos or []).append(self._video(c, _Warner(self, c, s, "video")))
                     elif k == _LINK:
                         alt = self._alternate(c)
                         if alt is not None:
@@ -442,7 +551,7 @@ class XmlEngine:
         except InvalidEntryError as exc:
             self.o.problem(C.INVALID_LOC, f"{exc}; entry skipped", line, None, s)
             return
-        self.o.emit(entry, line, None, raw)  # type: ignore[arg-type]
+        self._emit(entry, line, None, raw)  # type: ignore[arg-type]
 
     def _sitemap(self, el: Any) -> None:
         cls = self._cls
@@ -538,26 +647,40 @@ class XmlEngine:
         return out
 
     def _image(self, el: Any, warn: Callable[[str], None]) -> Image:
-        f = self._fields(el)
-
-        def one(name: str) -> str | None:
-            v = f.get(name)
-            if not v:
-                return None
-            t = _text(v[0]).strip()
-            return t or None
-
-        loc = one("loc")
+        # Direct child loop (no generic field dict): 2 images per URL is common, this runs a lot.
+        fields: dict[str, str] = {}
+        for c in el:
+            local = self._local.get(c.tag)
+            if local is None:
+                local = self._local_name(c.tag)
+            if local in _IMAGE_FIELDS and local not in fields:
+                t = c.text
+                if t is None or t.isspace():
+                    t = _text(c)
+                t = t.strip()
+                if t:
+                    fields[local] = t
+        loc = fields.get("loc")
         if loc is None:
             raise _Bad("image:loc is required")
-        license_ = one("license")
+        if len(fields) == 1:
+            return Image(loc)
+        license_ = fields.get("license")
         if license_ is not None:
             try:
                 license_ = normalize_loc(license_, field="image:license")
             except InvalidEntryError as exc:
                 warn(f"{exc}; the license is left out")
                 license_ = None
-        return Image(loc, one("caption"), one("geo_location"), one("title"), license_)
+        return Image(loc, fields.get("caption"), fields.get("geo_location"), fields.get("title"), license_)
+
+    def _local_name(self, tag: object) -> str:
+        local = _split(tag)[1].lower()
+        if isinstance(tag, str):
+            if len(self._local) >= _CACHE_SIZE:
+                self._local.clear()
+            self._local[tag] = local
+        return local
 
     def _date(self, text: str | None, what: str) -> LastMod | None:
         if text is None:
@@ -689,12 +812,13 @@ class XmlEngine:
 
     @staticmethod
     def _alternate(el: Any) -> Alternate | None:
-        rel = (el.get("rel") or "").strip().lower()
-        if rel != "alternate":
+        get = el.get
+        rel = get("rel")
+        if rel != "alternate" and (rel or "").strip().lower() != "alternate":
             return None  # other xhtml:link relations carry no page version
-        hreflang = (el.get("hreflang") or "").strip()
-        href = (el.get("href") or "").strip()
-        if not hreflang or not href:
+        hreflang = get("hreflang")
+        href = get("href")
+        if not hreflang or not href or hreflang.isspace() or href.isspace():
             raise _Bad("xhtml:link rel=alternate needs hreflang and href")
         return Alternate(hreflang, href)
 

@@ -21,7 +21,7 @@ import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -209,7 +209,3 @@ def open_sources(
                 yield item
                 yield from item.problems
 
-
-def with_overrides(settings: FetchSettings, **changes: object) -> FetchSettings:
-    """A copy of ``settings`` with some fields changed (a small convenience for the CLI)."""
-    return replace(settings, **changes)  # type: ignore[arg-type]

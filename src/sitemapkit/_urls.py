@@ -15,11 +15,11 @@ import idna
 from sitemapkit._exceptions import InvalidEntryError
 from sitemapkit._limits import MAX_LOC_LENGTH
 
-__all__ = ["iri_to_uri", "is_absolute_http_url", "normalize_loc"]
+__all__ = ["SIMPLE_URI", "iri_to_uri", "is_absolute_http_url", "normalize_loc"]
 
 # A URL that is already a plain ASCII URI needs no work: this pattern accepts exactly the strings that
 # iri_to_uri would return unchanged (the hot path of every reader and writer).
-_SIMPLE_URI = re.compile(
+SIMPLE_URI = re.compile(
     r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
     r"(?:[/?#](?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#]|%[0-9A-Fa-f]{2})*)?"
 )
@@ -52,7 +52,7 @@ def iri_to_uri(url: str) -> str:
     """Turn an IRI (or a sloppy URL) into a URI: percent-encode non-ASCII and unsafe characters as UTF-8, IDNA
     the host, lowercase scheme; never re-encode an existing escape. Raises :class:`InvalidEntryError` for a
     URL that is not absolute http(s) or whose host cannot be encoded."""
-    if _SIMPLE_URI.fullmatch(url):
+    if SIMPLE_URI.fullmatch(url):
         return url
     try:
         parts = urlsplit(url)
@@ -86,7 +86,7 @@ def iri_to_uri(url: str) -> str:
 
 def is_absolute_http_url(url: str) -> bool:
     """True when ``url`` parses as an absolute http(s) URL with a host (no encoding is checked)."""
-    if _SIMPLE_URI.fullmatch(url):
+    if SIMPLE_URI.fullmatch(url):
         return True
     try:
         parts = urlsplit(url)
@@ -101,7 +101,7 @@ def normalize_loc(url: str, *, field: str = "loc") -> str:
     This is what every entry does to its loc; it raises :class:`InvalidEntryError` naming ``field``."""
     if not isinstance(url, str):
         raise InvalidEntryError(f"{field} must be a string, got {type(url).__name__}", field=field, value=url)
-    if _SIMPLE_URI.fullmatch(url):
+    if SIMPLE_URI.fullmatch(url):
         uri = url
     else:
         stripped = url.strip(" \t\r\n\f\v\u00a0")

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from sitemapkit import _validate_codes as C
@@ -23,10 +24,14 @@ from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_SITEMAP_BYTES
 from sitemapkit._problems import Problem, Severity
 from sitemapkit._sniff import DocumentKind, GzipDecoder, detect_encoding, is_gzip, sniff, sniff_kind
 from sitemapkit._validate_checks import origin_of, scope_of
+from sitemapkit._validate_columns import add_columns
 from sitemapkit._validate_context import FileContext, Profile, RunOptions
 from sitemapkit._validate_hreflang import HreflangStore
 from sitemapkit._validate_text import FeedPass, TextPass
 from sitemapkit._validate_xml import SITEMAP_NS, XmlPass
+
+if TYPE_CHECKING:
+    from sitemapkit._sources import FetchSettings
 
 __all__ = ["FileReport", "Profile", "ValidationReport", "validate", "validate_bytes"]
 
@@ -108,6 +113,7 @@ class _Run:
     options: RunOptions
     store: HreflangStore | None
     contexts: list[FileContext] = field(default_factory=list)
+    paths: list[Path | bytes] = field(default_factory=list)  # file, or the fetched body (for the column pass)
     done: dict[Path, FileContext] = field(default_factory=dict)
 
 
@@ -142,8 +148,13 @@ def validate(
     allow_cross_host: bool = False,
     base_url: str | None = None,
     xsd: bool = True,
+    fetch: FetchSettings | None = None,
 ) -> ValidationReport:
-    """Validate files, gzip files, directories of sitemaps, and indexes with their children next to them.
+    """Validate files, gzip files, directories of sitemaps, indexes with their children next to them, and URLs.
+
+    A URL (sitemap, index or site) is fetched and walked with the fetch layer (``fetch`` settings; indexes are
+    followed), and every document fetched is validated with its own URL as its location and scope; fetch problems
+    (SM5xx) are reported with the document they concern.
 
     ``base_url`` is the URL where the source is published (a file's URL, or the URL of a directory when it ends
     in ``/`` or the source is a directory); it enables the scope rule (RULES.md 13). Children of an index get
@@ -155,10 +166,14 @@ def validate(
     options = _options(profile, now, allow_cross_host, xsd)
     if base_url is not None and origin_of(base_url) is None:
         raise ConfigurationError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
-    jobs = list(_expand(sources, base_url))
+    names = [os.fspath(src) for src in sources]
+    urls = [src for src in names if _is_url(src)]
+    jobs = list(_expand([src for src in names if not _is_url(src)], base_url))
     store = HreflangStore() if options.profile is Profile.GOOGLE else None
     run = _Run(options, store)
     try:
+        if urls:
+            _validate_urls(urls, run, fetch)
         queue = _order(jobs)
         while queue:
             job = queue.pop(0)
@@ -169,6 +184,7 @@ def validate(
                 ctx = _validate_file(job, run)
                 run.done[resolved] = ctx
                 run.contexts.append(ctx)
+                run.paths.append(job.path)
                 if ctx.kind == "index":
                     queue[0:0] = _children(ctx, job, queue)
             if job.parent is not None and ctx.kind == "index":
@@ -190,8 +206,14 @@ def validate(
     problems: list[Problem] = []
     files: list[FileReport] = []
     dropped = 0
-    for ctx in run.contexts:
-        problems.extend(sorted(ctx.problems, key=lambda p: (p.location.line or 0, p.code)))
+    for ctx, path in zip(run.contexts, run.paths, strict=True):
+        found = ctx.problems
+        if any(p.location.line is not None for p in found):
+            try:
+                found = add_columns(found, _plain_chunks_of(path) if isinstance(path, bytes) else _plain_chunks(path))
+            except (OSError, zlib.error):
+                pass  # columns are a convenience; the problems stand without them
+        problems.extend(sorted(found, key=_order_key))
         files.append(FileReport(ctx.source, ctx.kind, ctx.entries, ctx.error_count, ctx.warning_count,
                                 ctx.sitemap_url))
         dropped += ctx.dropped
@@ -223,7 +245,7 @@ def validate_bytes(
     finally:
         if store is not None:
             store.close()
-    problems = tuple(sorted(ctx.problems, key=lambda p: (p.location.line or 0, p.code)))
+    problems = tuple(sorted(add_columns(ctx.problems, _plain_chunks_of(data)), key=_order_key))
     return ValidationReport((FileReport(source, ctx.kind, ctx.entries, ctx.error_count, ctx.warning_count,
                                         sitemap_url),), problems, options.profile, options.now, ctx.dropped)
 
@@ -234,19 +256,65 @@ def _is_url(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
 
+#: Fetch-layer codes that are about the walk itself, not about a document's validity: the validator reports
+#: nested indexes as SM212 instead of SM510, and the walk's "more problems" note does not apply.
+_WALK_CODES_DROPPED = frozenset({"SM510", "SM514"})
+
+
+def _validate_urls(urls: list[str], run: _Run, fetch: FetchSettings | None) -> None:
+    """Fetch and walk URL sources; validate each fetched document as bytes (with its URL as scope)."""
+    from sitemapkit._sources import DocumentDone, open_sources
+
+    waiting: dict[str, list[Problem]] = {}
+    by_url: dict[str, FileContext] = {}
+    for event in open_sources(urls, follow=True, settings=fetch, keep_bytes=True):
+        if isinstance(event, Problem):
+            code = event.code
+            if code.startswith("SM5") and code not in _WALK_CODES_DROPPED:
+                waiting.setdefault(event.location.source, []).append(event)
+        elif isinstance(event, DocumentDone):
+            node = event.node
+            url = node.final_url if node is not None and node.final_url else event.source
+            ctx = _new_context(event.source, url, run.options, run.store)
+            for problem in waiting.pop(event.source, []):
+                ctx.add(problem)
+            fetched_ok = node is None or node.ok
+            if event.data is not None and fetched_ok:
+                _run_stream(ctx, iter([event.data]))
+            elif ctx.kind == "unknown" and node is not None:
+                ctx.kind = "unfetched"
+            run.contexts.append(ctx)
+            run.paths.append(event.data if event.data is not None and fetched_ok else b"")
+            by_url[event.source] = ctx
+            parent = by_url.get(node.parent) if node is not None and node.parent else None
+            if parent is not None and ctx.kind == "index":
+                line = next((ln for loc, ln in parent.child_locs if loc == event.source), None)
+                parent.report(C.NESTED_INDEX, f"{event.source} is itself a sitemap index: list its child sitemaps "
+                                              "directly (Google does not follow nested indexes)", line, None,
+                              event.source)
+    for source, problems in waiting.items():  # problems of documents that never completed (site discovery)
+        ctx = _new_context(source, None, run.options, run.store)
+        ctx.kind = "unfetched"
+        for problem in problems:
+            ctx.add(problem)
+        run.contexts.append(ctx)
+        run.paths.append(b"")
+
+
 def _expand(sources: Iterable[str | os.PathLike[str]], base_url: str | None) -> Iterator[_Job]:
     for src in sources:
         text = os.fspath(src)
-        if _is_url(text):
-            raise ConfigurationError(f"{text}: validating URLs needs the fetch helper; download the file and "
-                                     "validate it with --base-url")
         path = Path(text)
         if path.is_dir():
             base = base_url if base_url is None or base_url.endswith("/") else base_url + "/"
+            found = False
             for child in sorted(path.rglob("*")):
                 if child.is_file() and child.name.lower().endswith(_SITEMAP_SUFFIXES):
                     rel = child.relative_to(path).as_posix()
+                    found = True
                     yield _Job(child, str(child), urljoin(base, rel) if base else None)
+            if not found:
+                raise InputError(f"{text}: no sitemap files (*.xml, *.xml.gz, *.txt, *.gz) in this directory")
         elif path.is_file():
             url = None
             if base_url is not None:
@@ -321,6 +389,38 @@ def _new_context(source: str, sitemap_url: str | None, options: RunOptions,
                  store: HreflangStore | None) -> FileContext:
     scope = scope_of(sitemap_url) if sitemap_url else None
     return FileContext(source, options, sitemap_url=sitemap_url, scope=scope, hreflang=store)
+
+
+def _order_key(p: Problem) -> tuple[int, int, str]:
+    return (p.location.line or 0, p.location.column or 0, p.code)
+
+
+def _plain_chunks_of(data: bytes) -> Iterator[bytes]:
+    """The document's bytes after gzip (for the column pass)."""
+    if not is_gzip(data):
+        yield data
+        return
+    decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
+    yield from decoder.decompress(data)
+    yield from decoder.flush()
+
+
+def _plain_chunks(path: Path) -> Iterator[bytes]:
+    decoder: GzipDecoder | None = None
+    first = True
+    for chunk in _read_chunks(path):
+        if first:
+            first = False
+            if is_gzip(chunk):
+                decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
+        if decoder is None:
+            yield chunk
+        else:
+            yield from decoder.decompress(chunk)
+            if decoder.exceeded:
+                return
+    if decoder is not None:
+        yield from decoder.flush()
 
 
 def _read_chunks(path: Path) -> Iterator[bytes]:

@@ -41,14 +41,18 @@ _FAST = re.compile(r"(https?)://([A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?((?:[/?][A-Za
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
+_fast_match = _FAST.fullmatch
+_stray_search = _STRAY_PERCENT.search
+
+
 def _fast_url(text: str) -> re.Match[str] | None:
-    m = _FAST.fullmatch(text)
-    if m is not None and "%" in text and _STRAY_PERCENT.search(text):
+    m = _fast_match(text)
+    if m is not None and "%" in text and _stray_search(text):
         return None
     return m
 
 
-#: ``fullmatch`` of a plain absolute http(s) URL needing no encoding; group 2 is the host.
+#: Match of a plain absolute http(s) URL needing no encoding (group 2 is the host), or None.
 FAST_URL = _fast_url
 _ALLOWED = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*")
 _LOC_LIMIT = 2048  # the prose: "less than 2,048 characters" (stricter than the XSD's maxLength 2048)

@@ -98,6 +98,13 @@ class FileContext:
         self.problems.append(Problem(code.code, sev, message or code.title, Location(self.source, line, column,
                                                                                       loc)))
 
+    def bad_host(self, host: str) -> bool:
+        """Cached :func:`is_placeholder_host`."""
+        bad = self._hosts.get(host)
+        if bad is None:
+            bad = self._hosts[host] = is_placeholder_host(host)
+        return bad
+
     def add(self, problem: Problem) -> None:
         """Take a problem found by another layer (the reader) as it is."""
         if problem.severity is Severity.ERROR:

@@ -6,6 +6,7 @@ the element is released)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from lxml import etree
 
@@ -13,7 +14,13 @@ from sitemapkit import _validate_codes as C
 from sitemapkit._exceptions import InvalidValueError
 from sitemapkit._lastmod import LastMod
 from sitemapkit._limits import MAX_IMAGES_PER_URL, MAX_VIDEO_DESCRIPTION_LENGTH, MAX_VIDEO_DURATION, MAX_VIDEO_TAGS
-from sitemapkit._validate_checks import FAST_URL, check_hreflang_value, check_loc, check_news_language, is_future
+from sitemapkit._validate_checks import (
+    FAST_URL,
+    check_hreflang_value,
+    check_loc,
+    check_news_language,
+    is_future,
+)
 from sitemapkit._validate_context import FileContext, line_of
 
 __all__ = ["IMAGE_NS", "NEWS_NS", "VIDEO_NS", "XHTML_NS", "check_alternates", "check_images", "check_news",
@@ -37,13 +44,13 @@ def _text(el: Element | None) -> str:
     return (el.text or "").strip() if el is not None else ""
 
 
-def check_images(ctx: FileContext, images: list[Element], loc: str | None) -> None:
+def check_images(ctx: FileContext, images: list[Any], loc: str | None) -> None:
     tag_loc = _I + "loc"
     if len(images) > MAX_IMAGES_PER_URL:
         ctx.report(C.IMAGE_TOO_MANY, f"{len(images)} images in one <url>: Google reads at most "
-                                     f"{MAX_IMAGES_PER_URL}", line_of(images[MAX_IMAGES_PER_URL]), None, loc)
+                                     f"{MAX_IMAGES_PER_URL}", images[MAX_IMAGES_PER_URL].sourceline, None, loc)
     for image in images:
-        image_loc: Element | None = None
+        image_loc: Any = None
         for child in image:
             tag = child.tag
             if tag == tag_loc:
@@ -51,19 +58,21 @@ def check_images(ctx: FileContext, images: list[Element], loc: str | None) -> No
             elif isinstance(tag, str) and tag in _IMAGE_DEPRECATED:
                 ctx.report(C.IMAGE_DEPRECATED, f"image:{_IMAGE_DEPRECATED[tag]} is deprecated (Google ignores it "
                                                "since 2022; still valid in the XSD): remove it",
-                           line_of(child), None, loc)
+                           child.sourceline, None, loc)
         if image_loc is None:
-            ctx.report(C.IMAGE_LOC, "image:image has no image:loc: give the image file's URL", line_of(image),
+            ctx.report(C.IMAGE_LOC, "image:image has no image:loc: give the image file's URL", image.sourceline,
                        None, loc)
             continue
         text = image_loc.text
-        if text is not None and len(text) < 2048 and FAST_URL(text) is not None:
-            continue
+        if text is not None and len(text) < 2048:
+            m = FAST_URL(text)
+            if m is not None and not ctx.bad_host(m.group(2)):
+                continue
         _, found = check_loc(text, field="image:loc")
         for code, message in found:
             if code is C.LOC_NOT_ABSOLUTE or code is C.LOC_EMPTY:
                 code = C.IMAGE_LOC
-            ctx.report(code, message, line_of(image_loc), None, loc)
+            ctx.report(code, message, image_loc.sourceline, None, loc)
 
 
 def check_video(ctx: FileContext, video: Element, loc: str | None) -> None:
@@ -160,31 +169,39 @@ def check_news(ctx: FileContext, news: Element, loc: str | None) -> None:
                            line_of(date_el), None, loc)
 
 
-def check_alternates(ctx: FileContext, links: list[Element], loc: str | None) -> None:
-    """Codes, conflicts, self-reference, and recording for the reciprocity pass."""
+_GOOD_HREFLANG: set[str] = set()
+
+
+def check_alternates(ctx: FileContext, links: list[Any], loc: str | None) -> None:
+    """Codes, conflicts, self-reference, and recording for the reciprocity pass (the hot path of hreflang-heavy
+    sitemaps: plain attribute reads, cached code checks, one regular expression per href)."""
     seen: dict[str, str] = {}
     lists_self = False
     store = ctx.hreflang
+    others: list[tuple[str, str, int | None]] = []
+    good_langs = _GOOD_HREFLANG
     for link in links:
         get = link.get
-        rel = get("rel")
         hreflang = get("hreflang")
         href = get("href")
-        if (rel != "alternate" and (rel is None or rel.strip().lower() != "alternate")) or hreflang is None \
-                or href is None:
-            ctx.report(C.HREFLANG_HREF, "xhtml:link needs rel=\"alternate\", hreflang and href", line_of(link),
+        rel = get("rel")
+        if hreflang is None or href is None or (rel != "alternate" and (rel or "").strip().lower() != "alternate"):
+            ctx.report(C.HREFLANG_HREF, "xhtml:link needs rel=\"alternate\", hreflang and href", link.sourceline,
                        None, loc)
             continue
-        found = check_hreflang_value(hreflang)
-        if found:
-            ctx.findings(found, line_of(link), loc)
-        if FAST_URL(href) is not None and len(href) < 2048:
-            target: str = href
+        if hreflang not in good_langs:
+            found = check_hreflang_value(hreflang)
+            if found:
+                ctx.findings(found, link.sourceline, loc)
+            elif len(good_langs) < 4096:
+                good_langs.add(hreflang)
+        if href == loc or (len(href) < 2048 and FAST_URL(href) is not None):
+            target: str = href  # the page itself (already checked as its loc) or a plain absolute URL
         else:
             checked, _ = check_loc(href, field="hreflang href")
             if checked is None:
                 ctx.report(C.HREFLANG_HREF, f"hreflang href {href.strip()!r} is not an absolute URL: write the "
-                                            "full URL", line_of(link), None, loc)
+                                            "full URL", link.sourceline, None, loc)
                 continue
             target = checked
         key = hreflang.lower()
@@ -193,11 +210,13 @@ def check_alternates(ctx: FileContext, links: list[Element], loc: str | None) ->
             seen[key] = target
         elif previous != target:
             ctx.report(C.HREFLANG_CONFLICT, f"hreflang {hreflang!r} points to {previous} and to {target}: give "
-                                            "each value one URL", line_of(link), None, loc)
+                                            "each value one URL", link.sourceline, None, loc)
         if target == loc:
             lists_self = True
-        elif store is not None and loc is not None:
-            store.add_link(loc, target, hreflang, ctx.source, line_of(link))
+        else:
+            others.append((target, hreflang, link.sourceline))
+    if store is not None and loc is not None and others:
+        store.add_links(loc, others, ctx.source)
     if links and not lists_self and loc is not None:
         ctx.report(C.HREFLANG_NO_SELF, f"{loc} has alternates but does not list itself: add its own xhtml:link",
-                   line_of(links[0]), None, loc)
+                   links[0].sourceline, None, loc)

@@ -1,9 +1,13 @@
-"""hreflang reciprocity across every file of one validation run, in bounded memory (an SQLite scratch file).
+"""hreflang reciprocity across every file of one validation run, in bounded memory.
 
-Every page URL seen is recorded (as a 64-bit hash), and every alternate link from a page to another URL (with the
-text kept for the report). At the end one query finds links A -> B where B is a page of the set whose own
-alternates do not point back to A (RULES.md 24: "If two pages don't both point to each other, the tags will be
-ignored"). Links to URLs outside the set cannot be verified and are not reported.
+Every page URL seen is recorded as a 64-bit hash (in memory up to a bound, then in an SQLite scratch file).
+Alternate links A -> B wait in a bounded in-memory table until their return link B -> A arrives; the pair is
+then settled without touching the database (in real sitemaps the pages of one hreflang cluster sit close
+together). When the table is full, waiting links and settled pairs move to the database; at the end one query
+finds links A -> B where B is a page of the set whose own alternates do not point back to A (RULES.md 24: "If
+two pages don't both point to each other, the tags will be ignored"). A link spilled before its return link
+arrived is still settled by the query, because the return link is spilled too. Links to URLs outside the set
+cannot be verified and are not reported.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ from types import TracebackType
 
 __all__ = ["HreflangStore", "NonReciprocal"]
 
-_BATCH = 5000
+#: Page hashes kept in memory before they move to the scratch database (~8 MB).
+MAX_PAGES_IN_MEMORY = 100_000
+#: Links waiting for their return link (plus settled pairs) in memory before they are spilled to the database.
+MAX_PENDING_LINKS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,66 +39,122 @@ class NonReciprocal:
 
 
 class HreflangStore:
-    """Collects pages and links; ``non_reciprocal()`` yields the one-way links. A context manager that deletes
-    its scratch file on exit."""
+    """Collects pages and links; ``non_reciprocal()`` yields the one-way links. Memory is bounded: past
+    ``MAX_PAGES_IN_MEMORY`` page hashes or ``MAX_PENDING_LINKS`` waiting links, state moves to an SQLite scratch
+    file (created only then). A context manager that deletes its scratch file on exit."""
 
     def __init__(self, directory: str | None = None) -> None:
-        fd, self._path = tempfile.mkstemp(prefix="sitemapkit-hreflang-", suffix=".sqlite", dir=directory)
-        os.close(fd)
-        self._db = sqlite3.connect(self._path)
-        self._db.executescript(
-            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192; PRAGMA temp_store=FILE;"
-            "CREATE TABLE pages (h INTEGER PRIMARY KEY) WITHOUT ROWID;"
-            "CREATE TABLE links (src_h INTEGER, dst_h INTEGER, src TEXT, dst TEXT, lang TEXT, source TEXT,"
-            " line INTEGER);"
-        )
-        self._pages: list[tuple[int]] = []
-        self._links: list[tuple[int, int, str, str, str, str, int | None]] = []
+        self._directory = directory
+        self._path: str | None = None
+        self._db: sqlite3.Connection | None = None
+        self._pages: set[int] = set()
+        self._pending: dict[tuple[int, int], tuple[str, str, str, str, int | None]] = {}
+        self._settled: set[tuple[int, int]] = set()  # pairs (low hash, high hash) known to be reciprocal
         self.link_count = 0
+        self.spilled = 0
+        self.pages_spilled = False
+
+    def _database(self) -> sqlite3.Connection:
+        if self._db is None:
+            fd, self._path = tempfile.mkstemp(prefix="sitemapkit-hreflang-", suffix=".sqlite", dir=self._directory)
+            os.close(fd)
+            self._db = sqlite3.connect(self._path)
+            self._db.executescript(
+                "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192; PRAGMA temp_store=FILE;"
+                "CREATE TABLE pages (h INTEGER PRIMARY KEY) WITHOUT ROWID;"
+                "CREATE TABLE links (src_h INTEGER, dst_h INTEGER, src TEXT, dst TEXT, lang TEXT, source TEXT,"
+                " line INTEGER);"
+                "CREATE TABLE settled (a INTEGER, b INTEGER);"
+            )
+        return self._db
 
     def add_page(self, loc: str) -> None:
-        """Record a page of the set that has no alternates of its own (pages with alternates are known from
-        their links)."""
-        self._pages.append((hash(loc),))
-        if len(self._pages) >= _BATCH:
-            self._flush()
+        """Record a page of the set (every page, with alternates or not)."""
+        pages = self._pages
+        pages.add(hash(loc))
+        if len(pages) >= MAX_PAGES_IN_MEMORY:
+            self._spill_pages()
 
     def add_link(self, page: str, target: str, hreflang: str, source: str, line: int | None) -> None:
-        self._links.append((hash(page), hash(target), page, target, hreflang, source, line))
-        self.link_count += 1
-        if len(self._links) >= _BATCH:
-            self._flush()
+        """Record ``page`` listing ``target`` (a different URL) as ``hreflang``."""
+        self.add_links(page, [(target, hreflang, line)], source)
 
-    def _flush(self) -> None:
-        with self._db:
-            if self._pages:
-                self._db.executemany("INSERT OR IGNORE INTO pages VALUES (?)", self._pages)
-                self._pages.clear()
-            if self._links:
-                self._db.executemany("INSERT INTO links VALUES (?,?,?,?,?,?,?)", self._links)
-                self._links.clear()
+    def add_links(self, page: str, links: list[tuple[str, str, int | None]], source: str) -> None:
+        """Record the alternates ``(target, hreflang, line)`` of one page (targets other than the page)."""
+        self.link_count += len(links)
+        hp = hash(page)
+        pending = self._pending
+        settled = self._settled
+        for target, hreflang, line in links:
+            ht = hash(target)
+            key = (hp, ht)
+            if key in pending:
+                continue  # the same link again (e.g. also as x-default)
+            pair = key if hp < ht else (ht, hp)
+            if pair in settled:
+                continue
+            if pending.pop((ht, hp), None) is not None:
+                settled.add(pair)  # the return link was waiting: the pair is reciprocal
+            else:
+                pending[key] = (page, target, hreflang, source, line)
+        if len(pending) + len(settled) >= MAX_PENDING_LINKS:
+            self._spill()
+
+    def _spill_pages(self) -> None:
+        if self._pages:
+            db = self._database()
+            with db:
+                db.executemany("INSERT OR IGNORE INTO pages VALUES (?)", ((h,) for h in self._pages))
+            self._pages.clear()
+            self.pages_spilled = True
+
+    def _spill(self) -> None:
+        db = self._database()
+        with db:
+            if self._pending:
+                rows = [(hp, ht, *info) for (hp, ht), info in self._pending.items()]
+                db.executemany("INSERT INTO links VALUES (?,?,?,?,?,?,?)", rows)
+                self.spilled += len(rows)
+                self._pending.clear()
+            if self._settled:
+                db.executemany("INSERT INTO settled VALUES (?,?)", self._settled)
+                self._settled.clear()
 
     def non_reciprocal(self) -> Iterator[NonReciprocal]:
-        self._flush()
-        if not self.link_count:
+        """The one-way links to pages of the set."""
+        if not self.spilled and not self.pages_spilled:
+            # Everything fit in memory: waiting links are the one-way ones.
+            pages = self._pages
+            for (_, ht), (page, target, lang, source, line) in self._pending.items():
+                if ht in pages:
+                    yield NonReciprocal(source, line, page, target, lang)
             return
-        self._db.execute("CREATE INDEX IF NOT EXISTS links_pair ON links (src_h, dst_h)")
-        rows = self._db.execute(
+        self._spill_pages()
+        self._spill()
+        db = self._database()
+        db.execute("CREATE INDEX IF NOT EXISTS links_pair ON links (src_h, dst_h)")
+        db.execute("CREATE INDEX IF NOT EXISTS settled_pair ON settled (a, b)")
+        rows = db.execute(
             "SELECT l.source, l.line, l.src, l.dst, l.lang FROM links l"
-            " WHERE (EXISTS (SELECT 1 FROM pages p WHERE p.h = l.dst_h)"
-            "        OR EXISTS (SELECT 1 FROM links s WHERE s.src_h = l.dst_h))"
+            " WHERE EXISTS (SELECT 1 FROM pages p WHERE p.h = l.dst_h)"
             " AND NOT EXISTS (SELECT 1 FROM links r WHERE r.src_h = l.dst_h AND r.dst_h = l.src_h)"
+            " AND NOT EXISTS (SELECT 1 FROM settled s WHERE s.a = min(l.src_h, l.dst_h)"
+            "                 AND s.b = max(l.src_h, l.dst_h))"
             " ORDER BY l.rowid"
         )
         for source, line, src, dst, lang in rows:
             yield NonReciprocal(source, line, src, dst, lang)
 
     def close(self) -> None:
-        self._db.close()
-        try:
-            os.unlink(self._path)
-        except FileNotFoundError:
-            pass
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._path is not None:
+            try:
+                os.unlink(self._path)
+            except FileNotFoundError:
+                pass
+            self._path = None
 
     def __enter__(self) -> HreflangStore:
         return self

@@ -83,12 +83,11 @@ class XmlPass:
         self.ctx = ctx
         self.index = index
         entry = "sitemap" if index else "url"
-        root = "sitemapindex" if index else "urlset"
         self._entry_local = entry
         # Wildcard namespace: entries of a sitemap in a wrong or missing namespace are still checked.
+        # Only the end of each entry is reported (the root is found from the first entry, or from close()).
         self._parser = etree.XMLPullParser(
-            events=("start", "end"), tag=("{*}" + root, "{*}" + entry), resolve_entities=False,
-            no_network=True, load_dtd=False, remove_blank_text=False,
+            events=("end",), tag="{*}" + entry, resolve_entities=False, no_network=True, load_dtd=False,
         )
         self._xsd = ctx.options.xsd and namespace_ok
         self._schema = load_schema(SchemaKind.INDEX if index else SchemaKind.URLSET) if self._xsd else None
@@ -118,12 +117,14 @@ class XmlPass:
     def close(self) -> None:
         if not self._dead:
             try:
-                self._parser.close()
+                top: Any = self._parser.close()
             except etree.XMLSyntaxError as exc:
                 self._drain()
                 self._syntax_error(exc)
             else:
                 self._drain()
+                if self._root is None and top is not None:
+                    self._set_root(top)
         root = self._root
         if root is not None and not self._dead:
             # What is left in the root after the last entry: stray top-level elements.
@@ -139,18 +140,26 @@ class XmlPass:
         code, message = _syntax_message(exc.msg or str(exc))
         self.ctx.report(code, message, line or None, column or None)
 
+    def _set_root(self, el: Element) -> None:
+        self._root = el
+        self._saw_root = True
+        tag = el.tag
+        ns = tag[: tag.index("}") + 1] if tag.startswith("{") else ""
+        self._tags = (ns + "loc", ns + "lastmod", ns + "changefreq", ns + "priority")
+
     def _drain(self) -> None:
-        for event, obj in self._parser.read_events():
+        root = self._root
+        for _, obj in self._parser.read_events():
             el = cast(Element, obj)
-            if event == "end":
-                if el.getparent() is self._root and self._root is not None:
-                    self._entry(el)
-            elif self._root is None and el.getparent() is None:
-                self._root = el
-                self._saw_root = True
-                tag = el.tag
-                ns = tag[: tag.index("}") + 1] if tag.startswith("{") else ""
-                self._tags = (ns + "loc", ns + "lastmod", ns + "changefreq", ns + "priority")
+            parent = el.getparent()
+            if root is None:
+                top = el
+                while (up := top.getparent()) is not None:
+                    top = up
+                self._set_root(top)
+                root = top
+            if parent is root:
+                self._entry(el)
 
     # --- entries -----------------------------------------------------------------------------------------
     def _entry(self, el: Element) -> None:
@@ -199,42 +208,54 @@ class XmlPass:
         if line is not None:
             self._value_lines.add((line, str(el.tag).rpartition("}")[2]))
 
-    def _url(self, el: Element) -> None:
+    def _url(self, el: Any) -> None:
         ctx = self.ctx
         t_loc, t_lastmod, t_changefreq, t_priority = self._tags
-        loc_el: Element | None = None
-        lastmod = changefreq = priority = None
-        images: list[Element] = []
-        videos: list[Element] = []
-        news: list[Element] = []
-        links: list[Element] = []
+        loc_el: Any = None
+        lastmod: Any = None
+        changefreq: Any = None
+        priority: Any = None
+        images: list[Any] | None = None
+        videos: list[Any] | None = None
+        news: list[Any] | None = None
+        links: list[Any] | None = None
         for child in el:
             tag = child.tag
             if tag == t_loc:
                 if loc_el is None:
                     loc_el = child
             elif tag == _LINK:
-                links.append(child)
-            elif tag == _IMAGE:
-                images.append(child)
+                if links is None:
+                    links = [child]
+                else:
+                    links.append(child)
             elif tag == t_lastmod:
                 lastmod = child
+            elif tag == _IMAGE:
+                if images is None:
+                    images = [child]
+                else:
+                    images.append(child)
             elif tag == t_changefreq:
                 changefreq = child
             elif tag == t_priority:
                 priority = child
             elif tag == _VIDEO:
+                if videos is None:
+                    videos = []
                 videos.append(child)
             elif tag == _NEWS:
+                if news is None:
+                    news = []
                 news.append(child)
         start = len(ctx.problems)
         loc: str | None = None
         if loc_el is not None:
-            loc = ctx.entry_loc(loc_el.text, line_of(loc_el))
+            loc = ctx.entry_loc(loc_el.text, loc_el.sourceline)
         else:
             ctx.entries += 1
         if lastmod is not None:
-            ctx.entry_lastmod(lastmod.text or "", line_of(lastmod), loc)
+            ctx.entry_lastmod(lastmod.text or "", lastmod.sourceline, loc)
         if changefreq is not None:
             found = check_changefreq(changefreq.text or "")
             if found:
@@ -245,21 +266,20 @@ class XmlPass:
                 ctx.findings(found, line_of(priority), loc)
         if ctx.google:
             store = ctx.hreflang
-            links_before = store.link_count if store is not None else 0
-            if images:
+            if store is not None and loc is not None:
+                store.add_page(loc)
+            if images is not None:
                 check_images(ctx, images, loc)
-            for video in videos:
+            for video in videos or ():
                 check_video(ctx, video, loc)
-            for item in news:
+            for item in news or ():
                 self._news += 1
                 if self._news == MAX_NEWS_PER_SITEMAP + 1:
                     ctx.report(C.NEWS_TOO_MANY, f"more than {MAX_NEWS_PER_SITEMAP} news:news in one sitemap: split "
                                                 "it", line_of(item), None, loc)
                 check_news(ctx, item, loc)
-            if links:
+            if links is not None:
                 check_alternates(ctx, links, loc)
-            if store is not None and loc is not None and store.link_count == links_before:
-                store.add_page(loc)
         if len(ctx.problems) != start:
             # Remember which values a rule check already judged, to drop the XSD's duplicate of the same value.
             for problem in ctx.problems[start:]:

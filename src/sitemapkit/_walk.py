@@ -278,7 +278,14 @@ class _Walker:
                 if job is None:
                     return
                 if not self.stopped:
-                    await self.visit(job)
+                    try:
+                        await self.visit(job)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:  # a bug or an exotic transport error: one node fails, not the walk
+                        problem = SM501.problem(Location(job.seed.url), f"{type(exc).__name__}: {exc}")
+                        await self._emit_node(SitemapNode(job.seed.url, job.seed.found_via, job.depth, job.parent,
+                                                          problems=(problem,), problem_count=1))
             finally:
                 self.jobs.task_done()
 

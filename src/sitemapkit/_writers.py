@@ -20,6 +20,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
@@ -94,6 +95,12 @@ _NS: dict[Extension, tuple[str, str]] = {
 }
 
 
+# The same flags as plain ints, for the hot path (IntFlag arithmetic runs Python code).
+_IMAGE, _VIDEO, _NEWS, _XHTML, _MOBILE = 1, 2, 4, 8, 16
+#: hreflang values already checked against the xsd:language pattern.
+_GOOD_LANGS: set[str] = set()
+
+
 def _xmlns(ext: Extension) -> str:
     prefix, uri = _NS[ext]
     return f' xmlns:{prefix}="{uri}"'
@@ -136,12 +143,13 @@ _CHANGEFREQ_BY_ID = {id(cf): f"<changefreq>{cf.value}</changefreq>" for cf in Ch
 
 
 def format_decimal(value: float) -> str:
-    """xsd:decimal text for a float: never exponent notation, shortest exact form (``0.5``, ``1.0``)."""
+    """xsd:decimal text for a float: never exponent notation; the shortest text that reads back as the same
+    float (``0.5``, ``1.0``, ``0.00001``)."""
     text = repr(float(value))
     if "e" in text or "E" in text:
-        text = f"{value:.20f}".rstrip("0")
-        if text.endswith("."):
-            text += "0"
+        text = format(Decimal(text), "f")
+        if "." not in text:
+            text += ".0"
     return text
 
 
@@ -228,15 +236,19 @@ class _UrlRenderer:
     after each call, ``pending`` holds the extensions that entry used (the caller merges and clears it, so a
     file that rolls before the entry is not charged with its namespaces). Nothing else is kept."""
 
-    __slots__ = ("_open", "declared", "pending", "warnings")
+    __slots__ = ("_d_image", "_d_mobile", "_d_news", "_d_video", "_d_xhtml", "declared", "pending", "warnings")
 
     def __init__(self, declared: int, warnings: _Warnings) -> None:
         self.declared = declared
         self.pending = 0
         self.warnings = warnings
-        self._open: dict[Extension, str] = {}
-        for ext in _NS:
-            self._open[ext] = "" if declared & ext else _xmlns(ext)
+        # The xmlns attribute each extension element carries: empty when the root declares the namespace.
+        # Plain str attributes: looking up an IntFlag in a dict runs Python-level Enum hashing.
+        self._d_image = "" if declared & _IMAGE else _xmlns(Extension.IMAGE)
+        self._d_video = "" if declared & _VIDEO else _xmlns(Extension.VIDEO)
+        self._d_news = "" if declared & _NEWS else _xmlns(Extension.NEWS)
+        self._d_xhtml = "" if declared & _XHTML else _xmlns(Extension.XHTML)
+        self._d_mobile = "" if declared & _MOBILE else _xmlns(Extension.MOBILE)
 
     def render(self, entry: UrlEntry) -> str:
         """The ``<url>...</url>`` line. This is the writer's hot path: the common case (no extensions) is one
@@ -268,38 +280,49 @@ class _UrlRenderer:
         loc = entry.loc
         used = 0
         if entry.alternates:
-            used |= Extension.XHTML
-            decl = self._open[Extension.XHTML]
+            used |= _XHTML
+            decl = self._d_xhtml
             for alt in entry.alternates:
-                if not _LANGUAGE_TAG(alt.hreflang):
-                    raise _invalid("alternate.hreflang", f"{alt.hreflang!r} is not a language tag "
-                                   "(ISO 639-1 [+ region], or x-default)", alt.hreflang)
-                parts.append(f'<xhtml:link{decl} rel="alternate" hreflang="{escape(alt.hreflang)}" '
-                             f'href="{escape(alt.href)}"/>')
+                lang = alt.hreflang
+                if lang not in _GOOD_LANGS:
+                    if not _LANGUAGE_TAG(lang):
+                        raise _invalid("alternate.hreflang", f"{lang!r} is not a language tag "
+                                       "(ISO 639-1 [+ region], or x-default)", lang)
+                    if len(_GOOD_LANGS) < 4096:
+                        _GOOD_LANGS.add(lang)  # a language tag has no characters to escape
+                href = alt.href
+                if "&" in href or "'" in href:  # a URI, see render()
+                    href = escape(href)
+                parts.append(f'<xhtml:link{decl} rel="alternate" hreflang="{lang}" href="{href}"/>')
         if entry.images:
             if len(entry.images) > MAX_IMAGES_PER_URL:
                 raise _invalid("images", f"{len(entry.images)} images; at most {MAX_IMAGES_PER_URL} per URL",
                                len(entry.images))
-            used |= Extension.IMAGE
-            decl = self._open[Extension.IMAGE]
+            used |= _IMAGE
+            decl = self._d_image
             for image in entry.images:
                 parts.append(self._image(image, decl, loc))
         if entry.videos:
-            used |= Extension.VIDEO
-            decl = self._open[Extension.VIDEO]
+            used |= _VIDEO
+            decl = self._d_video
             for video in entry.videos:
                 parts.append(self._video(video, decl, loc))
         if entry.news is not None:
-            used |= Extension.NEWS
-            parts.append(self._news(entry.news, self._open[Extension.NEWS], loc))
+            used |= _NEWS
+            parts.append(self._news(entry.news, self._d_news, loc))
         if entry.mobile:
-            used |= Extension.MOBILE
-            parts.append(f"<mobile:mobile{self._open[Extension.MOBILE]}/>")
+            used |= _MOBILE
+            parts.append(f"<mobile:mobile{self._d_mobile}/>")
         self.pending = used  # only once nothing can raise any more
         return "".join(parts)
 
     def _image(self, image: Image, decl: str, loc: str) -> str:
-        out = f"<image:image{decl}><image:loc>{escape(image.loc)}</image:loc>"
+        src = image.loc
+        if "&" in src or "'" in src:  # a URI, see render()
+            src = escape(src)
+        out = f"<image:image{decl}><image:loc>{src}</image:loc>"
+        if image.caption is None and image.geo_location is None and image.title is None and image.license is None:
+            return out + "</image:image>"
         if image.caption is not None:
             out += f"<image:caption>{escape(image.caption)}</image:caption>"
         if image.geo_location is not None:
@@ -308,9 +331,7 @@ class _UrlRenderer:
             out += f"<image:title>{escape(image.title)}</image:title>"
         if image.license is not None:
             out += f"<image:license>{escape(image.license)}</image:license>"
-        deprecated = image.deprecated_fields
-        if deprecated:
-            self.warnings.add(SM601.code, f"deprecated image tag(s) {', '.join(deprecated)} written", loc)
+        self.warnings.add(SM601.code, f"deprecated image tag(s) {', '.join(image.deprecated_fields)} written", loc)
         return out + "</image:image>"
 
     def _video(self, v: Video, decl: str, loc: str) -> str:
@@ -664,14 +685,20 @@ def html_header(title: str) -> str:
 HTML_FOOTER = "</body>\n</html>\n"
 
 
+def _readable(encoded: str) -> str:
+    """Percent-decoded text for people; kept encoded when decoding yields characters a page cannot carry."""
+    text = unquote(encoded, errors="replace")
+    return encoded if _NOT_XML(text) is not None else text
+
+
 def _group_of(loc: str) -> tuple[str, str]:
     """(group key, link text): the directory part of the URL and the page's readable path."""
     parts = urlsplit(loc)
     path = parts.path or "/"
     directory = path[: path.rfind("/") + 1] or "/"
-    readable = unquote(path, errors="replace")
+    readable = _readable(path)
     if parts.query:
-        readable += "?" + unquote(parts.query, errors="replace")
+        readable += "?" + _readable(parts.query)
     return f"{parts.scheme}://{parts.netloc}{directory}", readable
 
 
@@ -696,7 +723,7 @@ class HtmlWriter(_Buffered):
         if group != self._group:
             if self._group is not None:
                 head = "</ul>\n</section>\n"
-            head += f"<section>\n<h2>{escape(unquote(group, errors='replace'))}</h2>\n<ul>\n"
+            head += f"<section>\n<h2>{escape(_readable(group))}</h2>\n<ul>\n"
             self._group = group
         line = f'<li><a href="{escape(entry.loc)}">{escape(readable)}</a>'
         if entry.lastmod is not None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sitemapkit import Discovery, DocumentDone, FetchSettings, Problem, SitemapRef, UrlEntry, open_sources
-from tests.support.server import LocalServer, Response
+from tests.support.server import LocalServer, Request, Response
 from tests.support.sites import HTML_ERROR, Site, index_xml, urlset_xml
 
 pytestmark = pytest.mark.e2e
@@ -146,3 +146,23 @@ def test_open_sources_stops_early(server: LocalServer) -> None:
     it.close()  # type: ignore[attr-defined]
     assert any(isinstance(e, UrlEntry) for e in first)
     assert server.hits("/s29.xml") == 0
+
+
+def test_discover_with_cache_dir_sends_conditional_requests(server: LocalServer, tmp_path: Path) -> None:
+    body = urlset_xml([server.url("/c1"), server.url("/c2")])
+
+    def handler(req: Request) -> Response:
+        if req.headers.get("if-none-match") == '"abc"':
+            return Response(304, b"", {"ETag": '"abc"'})
+        return Response(200, body, {"ETag": '"abc"', "Content-Type": "application/xml"})
+
+    server.route("/sitemap.xml", handler=handler)
+    cache = str(tmp_path / "cache")
+    first = run_cli("discover", server.url("/sitemap.xml"), "--cache-dir", cache, "--format", "json", *FAST)
+    second = run_cli("discover", server.url("/sitemap.xml"), "--cache-dir", cache, "--format", "json", *FAST)
+    assert first.returncode == second.returncode == 0, second.stdout + second.stderr
+    one, two = json.loads(first.stdout)["sitemaps"][0], json.loads(second.stdout)["sitemaps"][0]
+    assert (one["from_cache"], two["from_cache"]) == (False, True)
+    assert one["entries"] == two["entries"] == 2
+    sent = [r.headers.get("if-none-match") for r in server.requests if r.path == "/sitemap.xml"]
+    assert sent == [None, '"abc"']

@@ -236,6 +236,16 @@ def fast_client(**kw: object) -> HttpClient:
 
 def test_keep_alive_and_gzip_over_a_real_server(server: LocalServer) -> None:
     server.route("/a", gzip.compress(PAYLOAD), headers={"Content-Encoding": "gzip"})
+    accepted: list[object] = []
+    httpd = server._httpd
+    original = httpd.get_request
+
+    def counting_get_request() -> tuple[object, object]:
+        conn = original()
+        accepted.append(conn[1])
+        return conn
+
+    httpd.get_request = counting_get_request  # type: ignore[method-assign]
 
     async def go() -> list[HttpResponse]:
         async with fast_client() as client:
@@ -244,6 +254,7 @@ def test_keep_alive_and_gzip_over_a_real_server(server: LocalServer) -> None:
     responses = run(go())
     assert all(r.body == PAYLOAD for r in responses)
     assert server.hits("/a") == 5
+    assert len(accepted) == 1  # one connection, kept alive for all five requests
 
 
 def test_slow_response_times_out_then_fails(server: LocalServer) -> None:
@@ -307,3 +318,20 @@ def test_per_host_limit(server: LocalServer) -> None:
 
     elapsed = run(go())
     assert elapsed >= 0.19  # 4 requests, 2 at a time, 0.1 s each
+
+
+@pytest.mark.parametrize("encoding", [None, "gzip"])
+def test_truncate_keeps_the_first_bytes(encoding: str | None) -> None:
+    raw = b"".join(b"line %06d\n" % i for i in range(20_000))
+    body = gzip.compress(raw) if encoding else raw
+    headers = {"Content-Encoding": encoding} if encoding else {"Content-Length": str(len(body))}
+    transport = MockTransport(lambda req: MockResponse(200, body, headers, chunk_size=4096))
+
+    async def go() -> HttpResponse:
+        async with HttpClient(transport=transport) as client:
+            return await client.get("https://ex.com/robots.txt", max_bytes=50_000, truncate=True)
+
+    resp = asyncio.run(go())
+    assert resp.truncated
+    assert 0 < len(resp.body) <= 50_000
+    assert raw.startswith(resp.body)

@@ -5,11 +5,23 @@ against is https://<fixture host>/robots.txt, which matters for the relative one
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sitemapkit import RobotsTxt
+from sitemapkit import (
+    Discovery,
+    FoundVia,
+    HttpClient,
+    MockResponse,
+    MockTransport,
+    RobotsTxt,
+    TransportRequest,
+    discover,
+)
 from sitemapkit._robots import decode_robots, robots_url_for, url_key
 
 PLAYSTATION_LOCALES_WITH_SLASH = {
@@ -180,3 +192,39 @@ def test_url_helpers() -> None:
     assert robots_url_for("HTTPS://Ex.com:8443/a/b?c") == "https://Ex.com:8443/robots.txt"
     assert url_key("HTTP://EX.com:80") == url_key("http://ex.com/") == url_key("http://ex.com/#frag")
     assert url_key("http://ex.com/A") != url_key("http://ex.com/a")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([
+    "Sitemap: ", "sitemap ", "site-map:", "User-agent: *", "Disallow: /", "# c", "http://ex.com/s.xml", "/rel.xml",
+    "\ufeff", "\r", "\n", "\r\n", " ", ":", "https://ex.com/ü/", "ftp://x", "Allow: /sitemap", "\x00",
+]), max_size=30))
+def test_lenient_pass_never_fails_and_returns_absolute_unique_urls(parts: list[str]) -> None:
+    text = "".join(parts)
+    for data in (text, text.encode("utf-8"), text.encode("utf-16")):
+        robots = RobotsTxt.parse(data, "https://ex.com/robots.txt")
+        assert all(u.startswith(("http://", "https://")) for u in robots.sitemaps)
+        assert len({url_key(u) for u in robots.sitemaps}) == len(robots.sitemaps)
+        assert all(p.location.source == "https://ex.com/robots.txt" for p in robots.problems)
+
+
+@pytest.mark.parametrize("fixture", sorted(CASES))
+def test_each_fixture_served_through_discover(shared_dir: Path, fixture: str) -> None:
+    """The whole discovery path (HttpClient, fetch_robots, seeds) with each fixture served as the site's
+    robots.txt by an injected transport (the host must be the fixture's own for relative URLs)."""
+    host, expected, _ = CASES[fixture]
+    data = (shared_dir / "corpus" / "peer-fixtures" / fixture).read_bytes()
+
+    def handler(req: TransportRequest) -> MockResponse:
+        if req.url == f"https://{host}/robots.txt":
+            return MockResponse(200, data, {"Content-Type": "text/plain"})
+        return MockResponse(404, b"<html>missing</html>", {"Content-Type": "text/html"})
+
+    async def go() -> Discovery:
+        async with HttpClient(transport=MockTransport(handler)) as client:
+            return await discover(f"https://{host}/", client=client, probe="never")
+
+    found = asyncio.run(go())
+    assert found.robots_status == 200
+    assert [s.url for s in found.seeds] == expected
+    assert all(s.found_via is FoundVia.ROBOTS for s in found.seeds)

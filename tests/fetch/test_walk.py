@@ -293,3 +293,56 @@ def test_follow_flag(follow: bool) -> None:
     assert [n.url for n in nodes] == (["https://ex.com/index.xml", "https://ex.com/a.xml"] if follow
                                       else ["https://ex.com/index.xml"])
     assert nodes[0].children == ("https://ex.com/a.xml",)
+
+
+def test_child_on_another_host_is_flagged_but_read() -> None:
+    def handler(req: TransportRequest) -> MockResponse:
+        if req.url == "https://ex.com/index.xml":
+            return MockResponse(200, index_xml(["https://other.example/s.xml", "https://ex.com/s.xml"]))
+        return MockResponse(200, urlset_xml([req.url.replace(".xml", "/page")]))
+
+    async def go() -> dict[str, SitemapNode]:
+        async with HttpClient(transport=MockTransport(handler)) as client:
+            return {i.url: i async for i in walk(["https://ex.com/index.xml"], client=client)
+                    if isinstance(i, SitemapNode)}
+
+    nodes = asyncio.run(go())
+    assert [p.code for p in nodes["https://other.example/s.xml"].problems] == ["SM511"]
+    assert nodes["https://other.example/s.xml"].entries == 1
+    assert nodes["https://ex.com/s.xml"].problems == ()
+
+
+def test_oversized_robots_txt_is_read_up_to_the_limit(server: LocalServer) -> None:
+    filler = "".join(f"Disallow: /private/{i}/\n" for i in range(40_000))  # ~1 MB
+    Site(server).robots(f"Sitemap: {server.url('/first.xml')}\nUser-agent: *\n{filler}"
+                        f"Sitemap: {server.url('/after-the-limit.xml')}\n")
+
+    async def go() -> Discovery:
+        async with fast_client() as client:
+            return await discover(server.url("/"), client=client, probe="never")
+
+    d = asyncio.run(go())
+    assert [s.url for s in d.seeds] == [server.url("/first.xml")]
+    assert d.robots is not None
+    assert d.robots_status == 200
+    assert "SM520" in {p.code for p in d.problems}
+    assert not d.robots.can_fetch(server.url("/private/3/x"), "sitemapkit")
+
+
+def test_an_unexpected_transport_exception_fails_one_node_only() -> None:
+    def handler(req: TransportRequest) -> MockResponse:
+        if req.url.endswith("/index.xml"):
+            return MockResponse(200, index_xml(["https://ex.com/bad.xml", "https://ex.com/good.xml"]))
+        if req.url.endswith("/bad.xml"):
+            raise RuntimeError("transport bug")
+        return MockResponse(200, urlset_xml(["https://ex.com/p"]))
+
+    async def go() -> dict[str, SitemapNode]:
+        async with HttpClient(transport=MockTransport(handler)) as client:
+            return {i.url: i async for i in walk(["https://ex.com/index.xml"], client=client)
+                    if isinstance(i, SitemapNode)}
+
+    nodes = asyncio.run(go())
+    assert [p.code for p in nodes["https://ex.com/bad.xml"].problems] == ["SM501"]
+    assert "transport bug" in nodes["https://ex.com/bad.xml"].problems[0].message
+    assert nodes["https://ex.com/good.xml"].entries == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,7 +15,8 @@ from tests.reader.conftest import CORPUS
 EDGE = CORPUS / "edge-cases"
 PEER = CORPUS / "peer-fixtures"
 
-DOCS = sorted(p for p in EDGE.glob("*") if p.name != "EXPECTED.tsv") + [
+DOCS = [
+    *sorted(p for p in EDGE.glob("*") if p.name != "EXPECTED.tsv"),
     PEER / "crawler-commons" / "sitemaps" / "extension" / "sitemap-videos.xml",
     PEER / "crawler-commons" / "sitemaps" / "extension" / "sitemap-news.xml",
     PEER / "crawler-commons" / "sitemaps" / "extension" / "sitemap-links.xml",
@@ -39,10 +41,7 @@ def _run(data: bytes, cuts: list[int], *, positions: bool = True) -> list[Event]
 
 
 @pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
-def test_byte_by_byte_equals_whole(path: object) -> None:
-    from pathlib import Path
-
-    assert isinstance(path, Path)
+def test_byte_by_byte_equals_whole(path: Path) -> None:
     data = path.read_bytes()
     whole = _run(data, [])
     assert whole  # every document yields something: entries or problems
@@ -51,10 +50,7 @@ def test_byte_by_byte_equals_whole(path: object) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=st.sampled_from(DOCS), data=st.data())
-def test_random_chunks_equal_whole(doc: object, data: st.DataObject) -> None:
-    from pathlib import Path
-
-    assert isinstance(doc, Path)
+def test_random_chunks_equal_whole(doc: Path, data: st.DataObject) -> None:
     raw = doc.read_bytes()
     if data.draw(st.booleans(), label="gzip it"):
         raw = gzip.compress(raw)

@@ -48,7 +48,7 @@ def test_xxe_second_layer_engine_never_resolves_entities() -> None:
     engine = XmlEngine(owner, info, EncodingInfo("utf-8", 0, "default"))
     engine.feed(_xxe_doc())
     engine.close()
-    events = owner.close() if False else owner._take()  # noqa: SLF001 - engine-level test
+    events = owner._take()  # engine-level test: read what the engine emitted
     assert _secret() not in repr(events)
     locs = [e.loc for e in events if isinstance(e, UrlEntry)]
     assert "https://example.com/b" in locs
@@ -98,10 +98,10 @@ def test_gzip_bomb_with_10mb_budget() -> None:
 
 
 def test_bomb_of_valid_urls_strict_raises_limit_exceeded() -> None:
-    data = gzip.compress(b"https://example.com/a\n" * 1_000_000)  # 22 MB of one URL, ~60 KB compressed
+    data = gzip.compress(b"https://example.com/a\n" * 100_000)  # 2.2 MB of one URL, ~7 KB compressed
     with pytest.raises(LimitExceededError) as info:
-        parse_bytes(data, "urls.txt.gz", strict=True, max_decompressed_bytes=10_000_000)
-    assert info.value.limit == 10_000_000
+        parse_bytes(data, "urls.txt.gz", strict=True, max_decompressed_bytes=200_000)
+    assert info.value.limit == 200_000
     assert "urls.txt.gz" in str(info.value)
 
 
@@ -113,12 +113,12 @@ def _zero_bomb(megabytes: int) -> bytes:
     return b"".join(parts)
 
 
-def test_big_bomb_default_budget_bounded_memory_and_time() -> None:
-    data = _zero_bomb(160)  # 160 MiB of zeros in ~160 KB
+def test_big_bomb_bounded_memory_and_time() -> None:
+    data = _zero_bomb(48)  # 48 MiB of zeros in ~48 KB
     tracemalloc.start()
     start = time.perf_counter()
     try:
-        result = parse_bytes(data, "zeros")
+        result = parse_bytes(data, "zeros", max_decompressed_bytes=32 << 20)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

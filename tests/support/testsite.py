@@ -27,7 +27,7 @@ from tests.support.server import LocalServer, Request, Response
 
 LAST_MODIFIED = "Wed, 01 May 2024 10:00:00 GMT"
 LAST_MODIFIED_W3C = "2024-05-01T10:00:00+00:00"
-SLOW_SECONDS = 3.0
+SLOW_SECONDS = 6.0
 
 
 def _page(title: str, body: str, head: str = "") -> bytes:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 import sys
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 

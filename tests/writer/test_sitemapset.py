@@ -263,7 +263,7 @@ def test_default_xsl_is_written_referenced_and_renders_both_kinds(tmp_path: Path
         html = str(transform(etree.parse(str(tmp_path / name))))
         assert expect in html
         assert "<table>" in html
-    assert [f.kind for f in m.files][0] == "xsl"
+    assert next(f.kind for f in m.files) == "xsl"
 
 
 def test_html_and_text_formats_split_with_a_page_list(tmp_path: Path) -> None:

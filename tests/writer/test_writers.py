@@ -83,7 +83,7 @@ def test_escape(text: str, expected: str) -> None:
 
 @pytest.mark.parametrize("bad", ["\x00", "a\x01b", "\x1f", "\ud800", "\ufffe", "\uffff", "\x0b"])
 def test_escape_rejects_characters_xml_cannot_carry(bad: str) -> None:
-    with pytest.raises(InvalidEntryError, match="XML 1.0"):
+    with pytest.raises(InvalidEntryError, match=r"XML 1\.0"):
         escape(bad)
 
 
@@ -109,7 +109,7 @@ def test_kitchen_sink_all_extensions_in_one_file_is_xsd_valid() -> None:
     assert item["alternates"][1] == ("de-AT", "https://example.com/de/watch?v=1")
     assert item["images"][1]["caption"] == "A & B <tag>"
     assert item["news"]["title"] == "Big <news> & more"
-    video = dict((tag, text) for tag, text, _ in item["videos"][0])
+    video = {tag: text for tag, text, _ in item["videos"][0]}
     assert video["title"] == "Grilling <steak> & more"
     assert video["description"] == 'How to "grill" it\'s fine'
     assert plain["images"] == []
@@ -287,3 +287,13 @@ def test_html_writer_groups_by_directory_and_escapes() -> None:
     assert ("https://example.com/blog/caf%C3%A9", "/blog/café") in parser.links
     assert html.count("<section>") == html.count("</section>") == 2
     assert html.rstrip().endswith("</html>")
+
+
+def test_html_keeps_undecodable_paths_encoded() -> None:
+    sink = io.BytesIO()
+    with HtmlWriter(sink) as w:
+        w.write(UrlEntry("https://example.com/a%01b/c%00"))
+    html = sink.getvalue().decode()
+    assert ">/a%01b/c%00</a>" in html
+    assert "\x00" not in html
+    assert "\x01" not in html

@@ -155,9 +155,10 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
 
     Example:
 
+    \b
         sitemapkit crawl https://example.com/ --out public/ --format xml --format html
-
         sitemapkit crawl http://127.0.0.1:8000/ --out out/ --base-url https://example.com/
+        sitemapkit crawl https://example.com/ --out public/ --resume   # after Ctrl-C
     """
     strip = tuple(strip_param) if keep_tracking_params else (*DEFAULT_STRIP_PARAMS, *strip_param)
     options = CrawlOptions(
@@ -178,12 +179,10 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
         console = stderr_console()
         if summary.stopped:
             write_crawl_reports(state, out, complete=False)
-            again = [a for a in sys.argv[1:] if a != "--resume"] if sys.argv[1:] else ["crawl", url]
-            if "--state" not in again and state_path is None:
-                again += ["--state", str(state_file)]
+            again = ["crawl", url, "--out", str(out), "--state", str(state_file), "--resume"]
             console.print(f"Interrupted after {summary.fetched_this_run:,} pages this run; the sitemap set was not "
-                          f"changed. State saved in {state_file}. Resume with:\n"
-                          f"  sitemapkit {shlex.join(again)} --resume", markup=False)
+                          f"changed. State saved in {state_file}. Resume with (and the same other options):\n"
+                          f"  sitemapkit {shlex.join(again)}", markup=False)
             sys.exit(EXIT_INTERRUPTED)
         base_url = output.base_url or _site_root(state.get_meta("scope_url") or crawler.start_url)
         manifest_info: dict[str, Any] | None = None
@@ -199,8 +198,8 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
                    f"sitemap, {report.broken:,} broken, {report.redirects:,} redirects, {report.excluded:,} "
                    f"excluded. Report: {out / REPORT_HTML}")
         if not summary.complete:
-            click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); "
-                       "run again with --resume to continue.", err=True)
+            click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, "
+                       "run again with --resume and a larger --max-pages (or none).", err=True)
     sys.exit(EXIT_FAILURE if fail_on_broken and report.broken else EXIT_OK)
 
 

@@ -164,8 +164,8 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
 
     Example:
 
+    \b
         sitemapkit generate urls.txt --out public --base-url https://example.com/ --gzip
-
         sitemapkit generate _site --out _site --base-url https://example.com/ --format xml --format html
     """
     if output.base_url is None:

@@ -35,7 +35,8 @@ __all__ = ["validate"]
 @click.option("--no-xsd", is_flag=True, hidden=True, help="Skip the XSD pass (debugging).")
 def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, allow_cross_host: bool,
              base_url: str | None, fail_on: str, no_xsd: bool) -> None:
-    """Validate sitemaps: files, gzip files, directories, and indexes with their children next to them.
+    """Validate sitemaps: files, gzip files, directories, indexes with their children next to them, and URLs
+    (a sitemap, an index whose children are fetched too, or a site URL discovered through robots.txt).
 
     Checks well-formedness, UTF-8, the namespace, the official XSDs (bundled, offline), locs, lastmod,
     limits, text sitemaps and, with the google profile, images, videos, news and hreflang (including
@@ -48,6 +49,8 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
         sitemapkit validate public/sitemap.xml --base-url https://example.org/sitemap.xml
 
         sitemapkit validate public/ --format junit > sitemap-report.xml
+
+        sitemapkit validate https://example.org/sitemap.xml --fail-on warning
     """
     try:
         report = run_validate(list(sources), profile=profile, now=now, allow_cross_host=allow_cross_host,
