@@ -249,74 +249,58 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         w(_bar_chart("Status codes", status, _status_color))
         w(_bar_chart("Pages by depth (clicks from the start page)", depth, lambda _l: "#2f6fde"))
         w("</div>")
-        # Broken links.
-        w(f"<section><h2>Broken links ({summary.broken:,})</h2>")
-        if summary.broken:
-            w('<table class="fixed"><colgroup><col class="u"><col class="s"><col></colgroup>'
-              "<thead><tr><th>URL</th><th>Status</th><th>Linked from</th></tr></thead><tbody>")
+        def broken_row(row: UrlRow) -> str:
+            refs = state.referrers(row.id, 5)
+            total = state.referrer_count(row.id)
+            items = "".join(f"<li>{_link(r, origin)}</li>" for r in refs)
+            if total > len(refs):
+                items += f'<li class="muted">and {total - len(refs):,} more</li>'
+            what = str(row.status) if row.status is not None else (row.error or "error")
+            return (f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill bad">'
+                    f'{html.escape(what)}</span></td><td class="url"><ul>{items}</ul></td></tr>')
+
+        def excluded_row(row: UrlRow) -> str:
+            reason = html.escape(row.reason or "")
+            return (f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill">{reason}</span></td>'
+                    f'<td class="url">{html.escape(row.detail or "")}</td></tr>')
+
+        def redirect_row(row: UrlRow) -> str:
+            chain = " &rarr; ".join(f'{_link(u, origin)} <span class="pill">{s}</span>' for u, s in row.redirects)
+            final = (f'{_link(row.final_url, origin)} <span class="pill">{row.status}</span>' if row.final_url
+                     else html.escape(row.error or ""))
+            return (f'<tr><td class="url">{_link(row.url, origin)}</td><td class="url">{chain}</td>'
+                    f'<td class="url">{final}</td></tr>')
+
+        counts = "".join(f'<span class="pill">{html.escape(str(r))}: {n:,}</span> ' for r, n in reasons)
+        tables = [
+            (f"Broken links ({summary.broken:,})", summary.broken, "None found.", "",
+             ("URL", "Status", "Linked from"), "s", state.rows(_BROKEN), broken_row),
+            (f"Excluded from the sitemap ({summary.excluded:,})", summary.excluded, "Nothing was excluded.",
+             f"<p>{counts}</p>", ("URL", "Reason", "Detail"), "s", state.rows(_EXCLUDED, order="reason, url"),
+             excluded_row),
+            (f"Redirects ({summary.redirects:,})", summary.redirects, "None.", "",
+             ("URL", "Chain (each hop and its status)", "Final"), "", state.rows(_REDIRECTS), redirect_row),
+        ]
+        for title, total, empty, intro, heads, mid, rows, render in tables:
+            w(f"<section><h2>{title}</h2>")
+            if not total:
+                w(f'<p class="muted">{empty}</p></section>')
+                continue
+            last = "" if mid else ' class="u"'
+            w(f'{intro}<table class="fixed"><colgroup><col class="u"><col class="{mid}"><col{last}></colgroup>'
+              "<thead><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr></thead><tbody>")
             shown = 0
-            for row in state.rows(_BROKEN):
+            for row in rows:
                 if shown >= html_rows:
                     break
                 shown += 1
-                refs = state.referrers(row.id, 5)
-                total = state.referrer_count(row.id)
-                items = "".join(f"<li>{_link(r, origin)}</li>" for r in refs)
-                if total > len(refs):
-                    items += f'<li class="muted">and {total - len(refs):,} more</li>'
-                what = str(row.status) if row.status is not None else (row.error or "error")
-                w(f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill bad">{html.escape(what)}'
-                  f'</span></td><td class="url"><ul>{items}</ul></td></tr>')
-            w("</tbody></table>")
-            w(_more(summary.broken, shown))
-        else:
-            w('<p class="muted">None found.</p>')
-        w("</section>")
-        # Excluded pages.
-        w(f"<section><h2>Excluded from the sitemap ({summary.excluded:,})</h2>")
-        if reasons:
-            w("<p>" + " ".join(f'<span class="pill">{html.escape(str(r))}: {n:,}</span>' for r, n in reasons)
-              + "</p>")
-            w('<table class="fixed"><colgroup><col class="u"><col class="s"><col></colgroup>'
-              "<thead><tr><th>URL</th><th>Reason</th><th>Detail</th></tr></thead><tbody>")
-            shown = 0
-            for row in state.rows(_EXCLUDED, order="reason, url"):
-                if shown >= html_rows:
-                    break
-                shown += 1
-                reason = html.escape(row.reason or "")
-                w(f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill">{reason}</span></td>'
-                  f'<td class="url">{html.escape(row.detail or "")}</td></tr>')
-            w("</tbody></table>")
-            w(_more(summary.excluded, shown))
-        else:
-            w('<p class="muted">Nothing was excluded.</p>')
-        w("</section>")
-        # Redirects.
-        w(f"<section><h2>Redirects ({summary.redirects:,})</h2>")
-        if summary.redirects:
-            w('<table class="fixed"><colgroup><col class="u"><col><col class="u"></colgroup>'
-              "<thead><tr><th>URL</th><th>Chain (each hop and its status)</th><th>Final</th></tr></thead><tbody>")
-            shown = 0
-            for row in state.rows(_REDIRECTS):
-                if shown >= html_rows:
-                    break
-                shown += 1
-                chain = " &rarr; ".join(f'{_link(u, origin)} <span class="pill">{s}</span>' for u, s in row.redirects)
-                final = (f'{_link(row.final_url, origin)} <span class="pill">{row.status}</span>' if row.final_url
-                         else html.escape(row.error or ""))
-                w(f'<tr><td class="url">{_link(row.url, origin)}</td><td class="url">{chain}</td>'
-                  f'<td class="url">{final}</td></tr>')
-            w("</tbody></table>")
-            w(_more(summary.redirects, shown))
-        else:
-            w('<p class="muted">None.</p>')
-        w("</section>")
+                w(render(row))
+            w("</tbody></table>" + _more(total, shown) + "</section>")
         w('<p class="muted">Generated by sitemapkit crawl.</p></main></body></html>\n')
 
 
 def write_crawl_reports(state: CrawlState, out_dir: str | os.PathLike[str], *, complete: bool,
-                  sitemap: Mapping[str, Any] | None = None) -> ReportSummary:
+                        sitemap: Mapping[str, Any] | None = None) -> ReportSummary:
     """Write ``crawl-report.json`` and ``report.html`` into ``out_dir``; returns the headline numbers."""
     out = Path(out_dir)
     summary = write_json_report(state, out / REPORT_JSON, complete=complete, sitemap=sitemap)

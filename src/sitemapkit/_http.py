@@ -31,14 +31,16 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from types import TracebackType
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 from urllib.parse import urljoin, urlsplit
 
-import aiohttp
 import brotli
 
 from sitemapkit._exceptions import FetchError, HTTPStatusError, TooManyRedirectsError
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+
+if TYPE_CHECKING:  # aiohttp is imported when the default transport is first used: it costs ~0.3 s and ~30 MB
+    import aiohttp
 
 __all__ = [
     "DEFAULT_USER_AGENT",
@@ -206,6 +208,8 @@ class _AiohttpResponse:
         self.headers = _lower_headers(resp.headers.items())
 
     async def iter_chunks(self) -> AsyncIterator[bytes]:
+        import aiohttp
+
         try:
             async for chunk in self._resp.content.iter_chunked(_CHUNK):
                 yield chunk
@@ -231,6 +235,8 @@ class AiohttpTransport:
         self._session: aiohttp.ClientSession | None = None
 
     def _get_session(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(limit=self._max_connections, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
@@ -240,6 +246,8 @@ class AiohttpTransport:
         return self._session
 
     async def send(self, request: TransportRequest) -> TransportResponse:
+        import aiohttp
+
         session = self._get_session()
         t = request.timeouts
         timeout = aiohttp.ClientTimeout(total=t.total, sock_connect=t.connect, sock_read=t.read)

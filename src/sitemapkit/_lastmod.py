@@ -55,6 +55,13 @@ def _check(m: re.Match[str], text: str) -> None:
             raise InvalidValueError(f"UTC offset out of range in lastmod {text!r}", field="lastmod", value=text)
 
 
+# Forms that are valid by construction (month 01-12, day 01-28, hour 00-23, offset below 14:00): the common case
+# needs one regex match and no range arithmetic. Everything else takes the full check below.
+_VALID_BY_FORM = re.compile(
+    r"\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1\d|2[0-8])"
+    r"(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d)?)?)?)?"
+).fullmatch
+
 # Texts already validated: real sitemaps repeat the same lastmod values many times. Bounded; cleared when full.
 _VALID_CACHE: set[str] = set()
 _VALID_CACHE_SIZE = 8192
@@ -72,7 +79,7 @@ class LastMod:
             raise InvalidValueError(f"lastmod text must be a string, got {type(self.text).__name__}",
                                     field="lastmod", value=self.text)
         text = self.text
-        if text in _VALID_CACHE:
+        if text in _VALID_CACHE or _VALID_BY_FORM(text) is not None:
             return
         m = _W3C.fullmatch(text)
         if m is None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from sitemapkit._discover import Discovery, walk_site
+from sitemapkit._exceptions import InvalidEntryError
 from sitemapkit._http import DEFAULT_USER_AGENT, HttpClient, RetryPolicy, Timeouts, Transport
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit._model import SitemapRef, UrlEntry
@@ -158,7 +159,7 @@ def _node_events(node: SitemapNode) -> Iterator[SourceEvent]:
     for child in node.children:
         try:
             yield SitemapRef(child)
-        except Exception:  # children were valid refs when read; be safe  # noqa: S112
+        except InvalidEntryError:  # children were valid refs when read; never expected
             continue
     yield from node.problems
     yield DocumentDone(node.url, node.kind, node.entries, node.body, node)
@@ -173,13 +174,16 @@ def open_sources(
     positions: bool = False,
     strict: bool = False,
     on_item: Callable[[Discovery | SitemapNode], None] | None = None,
-) -> Iterator[SourceEvent]:
+    batches: bool = False,
+) -> Iterator[SourceEvent | EntryBatch]:
     """Read every SOURCE in order and stream its events (see the module docstring).
 
     ``follow`` (default True) walks indexes found at URLs down to their sitemaps; False reads only the documents
     named (their children still appear as :class:`SitemapRef` events). ``positions`` and ``strict`` apply to
     files (URL documents are read leniently, positions off). ``on_item`` is called with each
-    :class:`Discovery` and :class:`SitemapNode` as soon as it is known (for progress on stderr).
+    :class:`Discovery` and :class:`SitemapNode` as soon as it is known (for progress on stderr). With
+    ``batches=True`` the entries of fetched sitemaps arrive as :class:`EntryBatch` (which names the sitemap they
+    came from) instead of one :class:`UrlEntry` at a time.
     Files that cannot be opened raise :class:`OSError` (the CLI boundary turns it into a message)."""
     cfg = settings or FetchSettings()
     do_follow = True if follow is None else follow
@@ -198,7 +202,10 @@ def open_sources(
 
         for item in iterate_async(factory, cfg):
             if isinstance(item, EntryBatch):
-                yield from item.entries
+                if batches:
+                    yield item
+                else:
+                    yield from item.entries
             elif isinstance(item, SitemapNode):
                 if on_item is not None:
                     on_item(item)

@@ -25,3 +25,28 @@ def test_core_names_pinned() -> None:
     expected = {"UrlEntry", "SitemapRef", "Image", "Video", "News", "Alternate", "Changefreq", "LastMod",
                 "Problem", "Severity", "Location", "SitemapkitError"}
     assert expected <= set(sitemapkit.__all__)
+
+
+def test_import_is_light() -> None:
+    """Readers and writers must not pay for the HTTP stack, the crawler or the validator at import time."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sitemapkit\n"
+        "heavy = [m for m in ('aiohttp', 'asyncio', 'sqlite3', 'selectolax', 'sitemapkit._http', "
+        "'sitemapkit._crawl', 'sitemapkit._validate') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""
+
+
+def test_lazy_names_resolve_to_their_modules() -> None:
+    import importlib
+
+    from sitemapkit import _LAZY
+
+    for name, module in _LAZY.items():
+        assert name in sitemapkit.__all__, name
+        assert getattr(sitemapkit, name) is getattr(importlib.import_module(module), name), name

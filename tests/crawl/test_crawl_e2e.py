@@ -327,3 +327,21 @@ def test_non_html_checked_without_download(server: LocalServer, tmp_path: Path) 
     assert res.excluded[server.url("/big.pdf")] == "non-HTML"
     assert res.excluded[server.url("/nohead.zip")] == "non-HTML"
     assert not res.broken
+
+
+def test_retry_after_is_honoured(server: LocalServer, tmp_path: Path) -> None:
+    calls: list[float] = []
+
+    def flaky(_req: object) -> Response:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            return Response(503, b"busy", {"Retry-After": "1", "Content-Type": "text/plain"})
+        return Response(200, b"<html><body>ok</body></html>", {"Content-Type": "text/html"})
+
+    server.route("/", '<a href="/flaky">f</a>', content_type="text/html")
+    server.route("/flaky", handler=flaky)  # type: ignore[arg-type]
+    proc = run_crawl(server.url("/"), tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert len(calls) == 2
+    assert calls[1] - calls[0] >= 0.95
+    assert server.url("/flaky") in read_result(tmp_path / "out").locs

@@ -229,3 +229,12 @@ def test_killed_run_leaves_the_previous_set_intact(tmp_path: Path) -> None:
     assert run(str(src), "--out", str(out), "--base-url", "https://example.com/").returncode == 0
     assert not [p for p in out.iterdir() if p.name.startswith(".sitemapkit-tmp-")]
     assert sorted(p.name for p in out.iterdir()) == [".sitemapkit-manifest.json", "sitemap.xml"]
+
+
+def test_gzip_compressed_input_and_several_inputs(tmp_path: Path) -> None:
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(b"https://example.com/a\nhttps://example.com/b\n"))
+    (tmp_path / "b.jsonl").write_text('{"loc": "https://example.com/c"}\n')
+    res = run("a.txt.gz", "b.jsonl", "--out", "out", "--base-url", "https://example.com/", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert locs(tmp_path / "out" / "sitemap.xml") == ["https://example.com/a", "https://example.com/b",
+                                                      "https://example.com/c"]

@@ -59,9 +59,9 @@ class _LiveProgress:
             return
         minutes, seconds = divmod(int(p.elapsed), 60)
         text = Text.assemble(
-            ("crawling ", "bold"), f"{p.fetched:,} pages", "  ·  ", f"{p.pages_per_second:,.0f} pages/s", "  ·  ",
-            f"queue {p.queued:,}", "  ·  ", (f"errors {p.errors:,}", "red" if p.errors else ""), "  ·  ",
-            f"in sitemap {p.in_sitemap:,}", "  ·  ", f"{minutes:02d}:{seconds:02d}",
+            ("crawl ", "bold"), f"{p.fetched:,} pages · {p.pages_per_second:,.0f}/s · queue {p.queued:,} · ",
+            (f"errors {p.errors:,}", "red" if p.errors else ""),
+            f" · sitemap {p.in_sitemap:,} · {minutes:02d}:{seconds:02d}",
         )
         self._live.update(text)
 

@@ -6,24 +6,23 @@ import csv
 import json
 import os
 import sys
-from collections.abc import Iterator
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
-from sitemapkit._cli._common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_problem
+from sitemapkit._cli._common import EXIT_FAILURE, EXIT_OK, print_problem, stderr_console
+from sitemapkit._cli._fetchopts import fetch_options, settings_from
+from sitemapkit._discover import Discovery
 from sitemapkit._exceptions import LimitExceededError, ParseError
 from sitemapkit._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit._problems import Problem, Severity
-from sitemapkit._read import Event, iter_events
+from sitemapkit._read import Located
+from sitemapkit._sources import DocumentDone, is_url_source, open_sources
+from sitemapkit._walk import EntryBatch, SitemapNode
 
 __all__ = ["urls"]
 
 _CSV_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "kind", "source")
-
-
-def _is_url(source: str) -> bool:
-    return source.lower().startswith(("http://", "https://"))
 
 
 class _Output:
@@ -56,10 +55,37 @@ class _Output:
         self.stream.write(json.dumps(d, ensure_ascii=False) + "\n")
 
 
-def _events(source: str, strict: bool) -> Iterator[Event]:
-    if source == "-":
-        return iter_events(sys.stdin.buffer, source="<stdin>", strict=strict)
-    return iter_events(source, strict=strict)
+class _Progress:
+    """Counts on standard error while URL sources are walked (only on a terminal; silent in pipes and CI)."""
+
+    def __init__(self) -> None:
+        console = stderr_console()
+        self._status = console.status("reading sitemaps…") if console.is_terminal else None
+        self.sitemaps = 0
+        self.urls = 0
+
+    def __enter__(self) -> _Progress:
+        if self._status is not None:
+            self._status.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._status is not None:
+            self._status.__exit__(None, None, None)
+
+    def node(self, item: Discovery | SitemapNode) -> None:
+        if isinstance(item, SitemapNode):
+            self.sitemaps += 1
+        self._update()
+
+    def entries(self, n: int) -> None:
+        self.urls += n
+        if self.urls % 10_000 < n:
+            self._update()
+
+    def _update(self) -> None:
+        if self._status is not None:
+            self._status.update(f"{self.sitemaps:,} sitemaps, {self.urls:,} URLs")
 
 
 @click.command("urls")
@@ -69,9 +95,15 @@ def _events(source: str, strict: bool) -> Iterator[Event]:
 @click.option("--unique", is_flag=True, help="Print each loc once (the first time it is seen, over all sources).")
 @click.option("--strict", is_flag=True,
               help="Stop reading a source at its first error or repaired irregularity (see `validate` for a report).")
-def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool) -> None:
+@click.option("--follow/--no-follow", default=True, show_default=True,
+              help="For URL sources: walk sitemap indexes down to their sitemaps (--no-follow lists the child "
+                   "sitemaps of an index instead).")
+@fetch_options
+def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow: bool, **fetch: Any) -> None:
     """List the URLs in sitemap files: urlsets, sitemap indexes (their child sitemaps, kind "sitemap"),
-    text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path or - for standard input.
+    text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path, - for standard input, a
+    sitemap URL (an index is walked down to its sitemaps unless --no-follow), or a site URL such as
+    https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked).
 
     Problems go to standard error, one per line: source:line:column: severity code: message. Exit status: 0 when
     no error was found, 1 when errors were found (everything readable is still printed), 2 for usage errors.
@@ -79,13 +111,10 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool) -> None
     \b
     Example:
       sitemapkit urls sitemap.xml.gz
+      sitemapkit urls https://example.com/ --format jsonl --unique > urls.jsonl
       sitemapkit urls --format jsonl sitemap.xml | sitemapkit generate - --out site/ --base-url https://example.com/
     """
-    for source in sources:
-        if _is_url(source):
-            click.echo(f"sitemapkit: error: {source}: URL sources are not supported by `urls` yet; download the "
-                       "file and pass its path", err=True)
-            sys.exit(EXIT_USAGE)
+    settings = settings_from(fetch)
     stream = click.get_text_stream("stdout")
     out = _Output(fmt, stream)
     seen: set[str] = set()
@@ -93,20 +122,37 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool) -> None
     try:
         for source in sources:
             name = "<stdin>" if source == "-" else source
+            walked = is_url_source(source) and follow
             try:
-                for event in _events(source, strict):
-                    if isinstance(event, Problem):
-                        if event.severity is Severity.ERROR:
-                            failed = True
-                        stream.flush()
-                        print_problem(event)
-                        continue
-                    item = event.item if not isinstance(event, (UrlEntry, SitemapRef)) else event
-                    if unique:
-                        if item.loc in seen:
+                with _Progress() as progress:
+                    events = open_sources([source], follow=follow, settings=settings, strict=strict,
+                                          on_item=progress.node, batches=True)
+                    for event in events:
+                        if isinstance(event, EntryBatch):
+                            progress.entries(len(event.entries))
+                            for entry in event.entries:
+                                if unique:
+                                    if entry.loc in seen:
+                                        continue
+                                    seen.add(entry.loc)
+                                out.write(entry, event.sitemap)
                             continue
-                        seen.add(item.loc)
-                    out.write(item, name)
+                        if isinstance(event, (DocumentDone, Discovery)):
+                            continue
+                        if isinstance(event, SitemapRef) and walked and fmt == "text":
+                            continue  # the index was followed: text output lists pages only
+                        if isinstance(event, Problem):
+                            if event.severity is Severity.ERROR:
+                                failed = True
+                            stream.flush()
+                            print_problem(event)
+                            continue
+                        item = event.item if isinstance(event, Located) else event
+                        if unique:
+                            if item.loc in seen:
+                                continue
+                            seen.add(item.loc)
+                        out.write(item, name)
             except ParseError as exc:
                 failed = True
                 stream.flush()
