@@ -20,14 +20,13 @@ from __future__ import annotations
 import html
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from sitemapkit._atomic import atomic_text
 from sitemapkit._crawlstate import FETCHED, CrawlState, UrlRow
 
 __all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "write_crawl_reports"]
@@ -36,8 +35,6 @@ REPORT_JSON = "crawl-report.json"
 REPORT_HTML = "report.html"
 #: Referrers listed per broken link in the JSON report (the count is always exact).
 MAX_REFERRERS = 1000
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
 _BROKEN = "state = 2 AND (status >= 400 OR error IS NOT NULL)"
 _EXCLUDED = "in_sitemap = 0 AND reason IS NOT NULL"
 _REDIRECTS = "redirects IS NOT NULL"
@@ -53,23 +50,6 @@ class ReportSummary:
     redirects: int
     excluded: int
     queued_not_crawled: int
-
-
-@contextmanager
-def _atomic(path: Path) -> Iterator[IO[str]]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            yield fh
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; reports are meant to be read and served
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def summarize(state: CrawlState) -> ReportSummary:
@@ -131,7 +111,7 @@ def write_json_report(state: CrawlState, path: Path, *, complete: bool,
         "excluded_counts": {str(r): n for r, n in state.group_count("reason", _EXCLUDED)},
         "sitemap": dict(sitemap) if sitemap is not None else None,
     }
-    with _atomic(path) as fh:
+    with atomic_text(path) as fh:
         fh.write("{")
         fh.write(",".join(f"\n  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in head.items()))
         _write_list(fh, "broken", (_broken_item(state, r) for r in state.rows(_BROKEN)))
@@ -235,7 +215,7 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         ("Excluded", summary.excluded, "warn" if summary.excluded else ""),
         ("Not crawled (limit)", summary.queued_not_crawled, "warn" if summary.queued_not_crawled else ""),
     ]
-    with _atomic(path) as fh:
+    with atomic_text(path) as fh:
         w = fh.write
         w('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
           '<meta name="viewport" content="width=device-width, initial-scale=1">'

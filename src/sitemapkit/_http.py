@@ -23,7 +23,6 @@ import inspect
 import json
 import os
 import random
-import tempfile
 import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -36,6 +35,7 @@ from urllib.parse import urljoin, urlsplit
 
 import brotli
 
+from sitemapkit._atomic import atomic_write_bytes
 from sitemapkit._exceptions import FetchError, HTTPStatusError, TooManyRedirectsError
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 
@@ -468,21 +468,8 @@ class HttpCache:
             return
         meta_path, body_path = self._paths(url)
         keep = {k: v for k, v in headers.items() if k in ("etag", "last-modified", "content-type", "date")}
-        self._atomic_write(body_path, body)
-        self._atomic_write(meta_path, json.dumps({"url": url, "length": len(body), "headers": keep}).encode())
-
-    def _atomic_write(self, path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write_bytes(body_path, body)
+        atomic_write_bytes(meta_path, json.dumps({"url": url, "length": len(body), "headers": keep}).encode())
 
 
 # --------------------------------------------------------------------------------------------------- client

@@ -115,7 +115,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls --format jsonl sitemap.xml | sitemapkit generate - --out site/ --base-url https://example.com/
     """
     settings = settings_from(fetch)
-    stream = click.get_text_stream("stdout")
+    stream = sys.stdout
     out = _Output(fmt, stream)
     seen: set[str] = set()
     failed = False
