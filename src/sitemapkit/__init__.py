@@ -61,6 +61,7 @@ from sitemapkit._problems import (
     Problem,
     ProblemCode,
     Severity,
+    all_codes,
 )
 from sitemapkit._read import (
     Event,
@@ -329,6 +330,7 @@ __all__ = [
     "VideoUploader",
     "WalkOptions",
     "__version__",
+    "all_codes",
     "discover",
     "entry_from_dict",
     "entry_to_dict",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["CODES", "Location", "Problem", "ProblemCode", "Severity", "define_code"]
+__all__ = ["CODES", "Location", "Problem", "ProblemCode", "Severity", "all_codes", "define_code"]
 
 
 class Severity(enum.Enum):
@@ -86,8 +86,30 @@ class ProblemCode:
         return Problem(self.code, severity or self.severity, message or self.title, location)
 
 
-#: Every problem code the package can emit, by code. Filled at import time by each area's module.
+#: Problem codes by code, filled at import time by each area's module. Areas load lazily (see ``__init__``), so
+#: this holds the codes of the areas imported so far; :func:`all_codes` returns every code the package defines.
 CODES: dict[str, ProblemCode] = {}
+
+# The modules that call define_code, imported by all_codes(). tests/core pins that this list is complete.
+_CODE_MODULES = (
+    "sitemapkit._read_codes",
+    "sitemapkit._validate_codes",
+    "sitemapkit._writers",
+    "sitemapkit._inputs",
+    "sitemapkit._robots",
+    "sitemapkit._walk",
+    "sitemapkit._discover",
+    "sitemapkit._crawl",
+)
+
+
+def all_codes() -> dict[str, ProblemCode]:
+    """Every problem code the package defines (imports each area that defines codes), sorted by code."""
+    import importlib
+
+    for module in _CODE_MODULES:
+        importlib.import_module(module)
+    return dict(sorted(CODES.items()))
 
 
 def define_code(code: str, severity: Severity, title: str, fix: str, *, area: str) -> ProblemCode:

@@ -50,3 +50,18 @@ def test_lazy_names_resolve_to_their_modules() -> None:
     for name, module in _LAZY.items():
         assert name in sitemapkit.__all__, name
         assert getattr(sitemapkit, name) is getattr(importlib.import_module(module), name), name
+
+
+def test_all_codes_lists_every_module_that_defines_codes() -> None:
+    import re
+    from pathlib import Path
+
+    from sitemapkit._problems import _CODE_MODULES
+
+    package = Path(sitemapkit.__file__).parent
+    defining = {f"sitemapkit.{p.stem}" for p in package.glob("*.py")
+                if p.stem != "_problems" and re.search(r"\bdefine_code\(", p.read_text(encoding="utf-8"))}
+    assert defining == set(_CODE_MODULES)
+    codes = sitemapkit.all_codes()
+    assert {c[:3] for c in codes} >= {"SM1", "SM2", "SM3", "SM4", "SM5", "SM6", "SM7"}
+    assert all(re.fullmatch(r"SM\d{3}", c) for c in codes)
