@@ -444,12 +444,8 @@ class Crawler:
                 continue
             return HttpResponse(url=url, final_url=current, status=status, headers=resp_headers, body=b"",
                                 redirects=tuple(redirects), elapsed=time.monotonic() - started)
-        try:
-            return await self.client.get(url, max_bytes=self.options.check_bytes)
-        except ResponseTooLargeError:
-            # Larger than the check budget: it exists and is served; that is all a check needs to know.
-            return HttpResponse(url=url, final_url=url, status=200, headers={}, body=b"",
-                                elapsed=time.monotonic() - started)
+        # A check needs the status, not the body: keep at most ``check_bytes`` and read the real status.
+        return await self.client.get(url, max_bytes=self.options.check_bytes, truncate=True)
 
     async def _fetch(self, url: str) -> HttpResponse:
         if self._looks_non_html(url):

@@ -329,6 +329,17 @@ def test_non_html_checked_without_download(server: LocalServer, tmp_path: Path) 
     assert not res.broken
 
 
+def test_non_html_fallback_get_reports_the_real_status(server: LocalServer, tmp_path: Path) -> None:
+    """HEAD refused and the fallback GET's body over the check budget: the status still decides (a 404 here)."""
+    server.route("/", '<a href="/gone.zip">zip</a>', content_type="text/html")
+    server.route("/gone.zip", handler=lambda req: Response(405) if req.method == "HEAD"
+                 else Response(404, b"<html>" + b"n" * 300_000, {"Content-Type": "text/html"}))
+    proc = run_crawl(server.url("/"), tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    res = read_result(tmp_path / "out")
+    assert server.url("/gone.zip") in res.broken
+
+
 def test_retry_after_is_honoured(server: LocalServer, tmp_path: Path) -> None:
     calls: list[float] = []
 
