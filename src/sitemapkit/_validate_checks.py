@@ -36,24 +36,16 @@ __all__ = [
 
 Finding = tuple[ProblemCode, str]
 
-# scheme, host, port, path+query; no fragment, no userinfo, nothing needing encoding (stray "%" checked apart).
-_FAST = re.compile(r"(https?)://([A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?((?:[/?][A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*)?)")
-_STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-
-
-_fast_match = _FAST.fullmatch
-_stray_search = _STRAY_PERCENT.search
-
-
-def _fast_url(text: str) -> re.Match[str] | None:
-    m = _fast_match(text)
-    if m is not None and "%" in text and _stray_search(text):
-        return None
-    return m
-
+# scheme, host, port, path+query; no fragment, no userinfo, nothing needing encoding, and every "%" followed by
+# two hex digits (the loop is unrolled: characters, then "%hh" + characters, which is faster than an alternation
+# and than a separate search for stray "%").
+_URL_CHARS = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*"
+_FAST = re.compile(r"(https?)://([A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?((?:[/?]" + _URL_CHARS + r"(?:%[0-9A-Fa-f]{2}"
+                   + _URL_CHARS + r")*)?)")
 
 #: Match of a plain absolute http(s) URL needing no encoding (group 2 is the host), or None.
-FAST_URL = _fast_url
+FAST_URL = _FAST.fullmatch
+_fast_url = FAST_URL
 _ALLOWED = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*")
 _LOC_LIMIT = 2048  # the prose: "less than 2,048 characters" (stricter than the XSD's maxLength 2048)
 _PLACEHOLDER_HOSTS = frozenset({

@@ -69,6 +69,7 @@ class FileContext:
     child_locs: list[tuple[str, int | None]] = field(default_factory=list)
     _seen: set[int] = field(default_factory=set)
     _origin: str | None = None
+    _origin_slash: str = "\x00"  # _origin + "/" once known (a prefix no URL has before that)
     _origin_mixed: bool = False
     _lastmod_first: str | None = None
     _lastmod_same: bool = True
@@ -156,10 +157,9 @@ class FileContext:
             if scope is not None:
                 if not loc.startswith(scope.prefix):
                     self._scope_check(loc, line)
-            else:
+            elif not loc.startswith(self._origin_slash):
                 origin = self._origin
-                if origin is None or not loc.startswith(origin) or loc[len(origin):len(origin) + 1] not in ("/", "?",
-                                                                                                          ""):
+                if origin is None or not loc.startswith(origin) or loc[len(origin):len(origin) + 1] not in ("?", ""):
                     self._scope_check(loc, line)
         return loc
 
@@ -179,6 +179,7 @@ class FileContext:
             return
         if self._origin is None:
             self._origin = origin
+            self._origin_slash = origin + "/"
         elif origin != self._origin and not self._origin_mixed:
             self._origin_mixed = True  # reported once per file
             self.report(C.LOC_MIXED_HOSTS, f"{loc} is on {origin} but earlier URLs are on {self._origin}: one "

@@ -51,18 +51,21 @@ def check_images(ctx: FileContext, images: list[Any], loc: str | None) -> None:
                                      f"{MAX_IMAGES_PER_URL}", images[MAX_IMAGES_PER_URL].sourceline, None, loc)
     for image in images:
         image_loc: Any = None
-        for child in image:
-            tag = child.tag
-            if tag == tag_loc:
-                image_loc = child
-            elif isinstance(tag, str) and tag in _IMAGE_DEPRECATED:
-                ctx.report(C.IMAGE_DEPRECATED, f"image:{_IMAGE_DEPRECATED[tag]} is deprecated (Google ignores it "
-                                               "since 2022; still valid in the XSD): remove it",
-                           child.sourceline, None, loc)
-        if image_loc is None:
-            ctx.report(C.IMAGE_LOC, "image:image has no image:loc: give the image file's URL", image.sourceline,
-                       None, loc)
-            continue
+        if len(image) == 1 and (only := image[0]).tag == tag_loc:
+            image_loc = only  # the common shape: just image:loc (no need for an iterator)
+        else:
+            for child in image:
+                tag = child.tag
+                if tag == tag_loc:
+                    image_loc = child
+                elif isinstance(tag, str) and tag in _IMAGE_DEPRECATED:
+                    ctx.report(C.IMAGE_DEPRECATED, f"image:{_IMAGE_DEPRECATED[tag]} is deprecated (Google ignores "
+                                                   "it since 2022; still valid in the XSD): remove it",
+                               child.sourceline, None, loc)
+            if image_loc is None:
+                ctx.report(C.IMAGE_LOC, "image:image has no image:loc: give the image file's URL", image.sourceline,
+                           None, loc)
+                continue
         text = image_loc.text
         if text is not None and len(text) < 2048:
             m = FAST_URL(text)
@@ -169,7 +172,8 @@ def check_news(ctx: FileContext, news: Element, loc: str | None) -> None:
                            line_of(date_el), None, loc)
 
 
-_GOOD_HREFLANG: set[str] = set()
+#: hreflang values already found valid, with their case-folded form (the key for conflicts); bounded.
+_GOOD_HREFLANG: dict[str, str] = {}
 
 
 def check_alternates(ctx: FileContext, links: list[Any], loc: str | None) -> None:
@@ -177,9 +181,9 @@ def check_alternates(ctx: FileContext, links: list[Any], loc: str | None) -> Non
     sitemaps: plain attribute reads, cached code checks, one regular expression per href)."""
     seen: dict[str, str] = {}
     lists_self = False
-    store = ctx.hreflang
-    others: list[tuple[str, str, int | None]] = []
+    others: list[tuple[str, str, int | None]] | None = None
     good_langs = _GOOD_HREFLANG
+    fast_url = FAST_URL
     for link in links:
         get = link.get
         hreflang = get("hreflang")
@@ -189,34 +193,43 @@ def check_alternates(ctx: FileContext, links: list[Any], loc: str | None) -> Non
             ctx.report(C.HREFLANG_HREF, "xhtml:link needs rel=\"alternate\", hreflang and href", link.sourceline,
                        None, loc)
             continue
-        if hreflang not in good_langs:
+        key = good_langs.get(hreflang)
+        if key is None:
+            key = hreflang.lower()
             found = check_hreflang_value(hreflang)
             if found:
                 ctx.findings(found, link.sourceline, loc)
             elif len(good_langs) < 4096:
-                good_langs.add(hreflang)
-        if href == loc or (len(href) < 2048 and FAST_URL(href) is not None):
-            target: str = href  # the page itself (already checked as its loc) or a plain absolute URL
+                good_langs[hreflang] = key
+        if href == loc:
+            lists_self = True  # the page itself (already checked as its loc)
+            target: str = href
         else:
-            checked, _ = check_loc(href, field="hreflang href")
-            if checked is None:
-                ctx.report(C.HREFLANG_HREF, f"hreflang href {href.strip()!r} is not an absolute URL: write the "
-                                            "full URL", link.sourceline, None, loc)
-                continue
-            target = checked
-        key = hreflang.lower()
+            if fast_url(href) is not None:
+                target = href  # a plain absolute URL (check_loc would return it as it is, even when too long)
+            else:
+                checked, _ = check_loc(href, field="hreflang href")
+                if checked is None:
+                    ctx.report(C.HREFLANG_HREF, f"hreflang href {href.strip()!r} is not an absolute URL: write the "
+                                                "full URL", link.sourceline, None, loc)
+                    continue
+                target = checked
+            if target == loc:
+                lists_self = True
+            elif others is None:
+                others = [(target, hreflang, link.sourceline)]
+            else:
+                others.append((target, hreflang, link.sourceline))
         previous = seen.get(key)
         if previous is None:
             seen[key] = target
         elif previous != target:
             ctx.report(C.HREFLANG_CONFLICT, f"hreflang {hreflang!r} points to {previous} and to {target}: give "
                                             "each value one URL", link.sourceline, None, loc)
-        if target == loc:
-            lists_self = True
-        else:
-            others.append((target, hreflang, link.sourceline))
-    if store is not None and loc is not None and others:
-        store.add_links(loc, others, ctx.source)
+    if others is not None and loc is not None:
+        store = ctx.hreflang
+        if store is not None:
+            store.add_links(loc, others, ctx.source)
     if links and not lists_self and loc is not None:
         ctx.report(C.HREFLANG_NO_SELF, f"{loc} has alternates but does not list itself: add its own xhtml:link",
                    links[0].sourceline, None, loc)

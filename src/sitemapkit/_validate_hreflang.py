@@ -87,16 +87,14 @@ class HreflangStore:
         settled = self._settled
         for target, hreflang, line in links:
             ht = hash(target)
-            key = (hp, ht)
-            if key in pending:
-                continue  # the same link again (e.g. also as x-default)
-            pair = key if hp < ht else (ht, hp)
-            if pair in settled:
-                continue
+            # A link and its return link are never both waiting, and a settled pair has neither waiting.
             if pending.pop((ht, hp), None) is not None:
-                settled.add(pair)  # the return link was waiting: the pair is reciprocal
-            else:
-                pending[key] = (page, target, hreflang, source, line)
+                settled.add((hp, ht) if hp < ht else (ht, hp))  # the return link was waiting: reciprocal
+                continue
+            key = (hp, ht)
+            if key in pending or (key if hp < ht else (ht, hp)) in settled:
+                continue  # the same link again (e.g. also as x-default), or a pair already settled
+            pending[key] = (page, target, hreflang, source, line)
         if len(pending) + len(settled) >= MAX_PENDING_LINKS:
             self._spill()
 

@@ -5,13 +5,17 @@ elements. When an entry is complete its raw values go through the rule checks (w
 element is *moved* into a small detached batch document; every ``XSD_BATCH`` entries the batch (a copy of the
 root with those entries) is validated against the bundled official schema and dropped. libxml2 validation of a
 tree reports each error at the line of its node, so XSD errors keep exact lines, and memory stays flat: at most
-one batch of entries is alive. (``iterparse(schema=...)`` validates while parsing but reports every error at line
-0, which is why it is not used; ARCHITECTURE.md has the measurements.)
+two batches of entries are alive. A full batch is validated on a worker thread (libxml2 validates without the GIL)
+while the main thread parses and checks the next one; the final batch is validated on the main thread.
+(``iterparse(schema=...)`` validates while parsing but reports every error at line 0, which is why it is not
+used; ARCHITECTURE.md has the measurements.)
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
 from typing import Any, cast
 
 from lxml import etree
@@ -20,7 +24,7 @@ from sitemapkit import _validate_codes as C
 from sitemapkit._limits import MAX_INDEX_ENTRIES, MAX_NEWS_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemapkit._problems import ProblemCode
 from sitemapkit._schemas import SchemaKind, load_schema
-from sitemapkit._validate_checks import check_changefreq, check_priority
+from sitemapkit._validate_checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit._validate_context import FileContext, line_of
 from sitemapkit._validate_google import (
     IMAGE_NS,
@@ -38,9 +42,12 @@ __all__ = ["SITEMAP_NS", "XSD_BATCH", "XmlPass"]
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 #: Entries validated together in one detached batch (measured: 500-2,000 are equally fast).
 XSD_BATCH = 1000
+#: Validate each full batch on a worker thread while the next one is parsed and checked (BENCHMARKS.md, Validator).
+XSD_IN_THREAD = True
 
 _S = "{" + SITEMAP_NS + "}"
 _IMAGE = "{" + IMAGE_NS + "}image"
+_IMAGE_LOC = "{" + IMAGE_NS + "}loc"
 _VIDEO = "{" + VIDEO_NS + "}video"
 _NEWS = "{" + NEWS_NS + "}news"
 _LINK = "{" + XHTML_NS + "}link"
@@ -76,6 +83,41 @@ def _copy_root(root: Element) -> Element:
     return etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
 
 
+#: The compiled schemas are shared (cached) and keep their error log on the schema object, so one validation at
+#: a time may run: held around ``validate`` + ``error_log`` (the worker thread, the main thread, other callers).
+_SCHEMA_LOCK = threading.Lock()
+
+
+def _schema_errors(schema: etree.XMLSchema, batch: Element) -> list[etree._LogEntry]:
+    with _SCHEMA_LOCK:
+        if schema.validate(batch):
+            return []
+        return list(cast(Any, schema.error_log))
+
+
+class _BatchValidation(threading.Thread):
+    """One detached batch validated on a worker thread: libxml2 validates without the GIL, so the main thread
+    parses and checks the next batch meanwhile. At most one runs at a time (the schema object and its error log
+    are used by one thread at a time); the batch document is not touched by the main thread until joined."""
+
+    def __init__(self, schema: etree.XMLSchema, batch: Element, value_lines: set[tuple[int, str]]) -> None:
+        super().__init__(name="sitemapkit-xsd", daemon=True)
+        self.schema = schema
+        self.batch: Element | None = batch
+        self.value_lines = value_lines
+        self.errors: list[etree._LogEntry] = []
+        self.failure: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        batch = self.batch
+        assert batch is not None
+        try:
+            self.errors = _schema_errors(self.schema, batch)
+        except BaseException as exc:  # handed to the main thread by XmlPass._collect
+            self.failure = exc
+
+
 class XmlPass:
     """Validate one urlset or sitemap index, fed in chunks (``feed`` then ``close``)."""
 
@@ -95,12 +137,15 @@ class XmlPass:
         self._batch: Element | None = None
         self._batch_size = 0
         self._value_lines: set[tuple[int, str]] = set()
+        self._running: _BatchValidation | None = None
         self._xsd_seen: set[tuple[int, str]] = set()
         self._dead = False
         self._count = 0
         self._news = 0
         self._saw_root = False
         self._tags = (_S + "loc", _S + "lastmod", _S + "changefreq", _S + "priority")
+        self._google = ctx.google
+        self._store = ctx.hreflang if self._google else None
 
     # --- driving -----------------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -149,45 +194,45 @@ class XmlPass:
 
     def _drain(self) -> None:
         root = self._root
-        for _, obj in self._parser.read_events():
-            el = cast(Element, obj)
-            parent = el.getparent()
+        url = self._sitemap if self.index else self._url
+        xsd = self._xsd
+        events: Iterator[tuple[str, Any]] = self._parser.read_events()
+        for _, el in events:
             if root is None:
                 top = el
                 while (up := top.getparent()) is not None:
                     top = up
                 self._set_root(top)
                 root = top
-            if parent is root:
-                self._entry(el)
+            if el.getparent() is not root:
+                continue
+            # --- one entry (inlined: this loop runs once per <url>) ---
+            prev = el.getprevious()
+            if prev is not None:
+                self._clear_before(el, prev)
+            self._count += 1
+            url(el)
+            if xsd:
+                batch = self._batch
+                if batch is None:
+                    batch = self._batch = _copy_root(root)
+                batch.append(el)
+                self._batch_size += 1
+                if self._batch_size >= XSD_BATCH:
+                    self._flush_batch()
+            else:
+                root.remove(el)
 
     # --- entries -----------------------------------------------------------------------------------------
-    def _entry(self, el: Element) -> None:
+    def _clear_before(self, el: Element, prev: Element | None) -> None:
+        """Anything left before this entry in the root is a stray top-level element (or a comment / PI)."""
         root = self._root
         assert root is not None
-        # Anything left before this entry in the root is a stray top-level element (or a comment / PI).
-        prev = el.getprevious()
         while prev is not None:
-            tag = prev.tag
-            if isinstance(tag, str):
+            if isinstance(prev.tag, str):
                 self._stray(prev)
             root.remove(prev)
             prev = el.getprevious()
-        self._count += 1
-        if self.index:
-            self._sitemap(el)
-        else:
-            self._url(el)
-        if self._xsd:
-            batch = self._batch
-            if batch is None:
-                batch = self._batch = _copy_root(root)
-            batch.append(el)
-            self._batch_size += 1
-            if self._batch_size >= XSD_BATCH:
-                self._flush_batch()
-        else:
-            root.remove(el)
 
     def _stray(self, el: Element) -> None:
         tag = el.tag
@@ -248,7 +293,8 @@ class XmlPass:
                 if news is None:
                     news = []
                 news.append(child)
-        start = len(ctx.problems)
+        problems = ctx.problems
+        start = len(problems)
         loc: str | None = None
         if loc_el is not None:
             loc = ctx.entry_loc(loc_el.text, loc_el.sourceline)
@@ -264,23 +310,31 @@ class XmlPass:
             found = check_priority(priority.text or "")
             if found:
                 ctx.findings(found, line_of(priority), loc)
-        if ctx.google:
-            store = ctx.hreflang
+        if self._google:
+            store = self._store
             if store is not None and loc is not None:
                 store.add_page(loc)
             if images is not None:
-                check_images(ctx, images, loc)
-            for video in videos or ():
-                check_video(ctx, video, loc)
-            for item in news or ():
-                self._news += 1
-                if self._news == MAX_NEWS_PER_SITEMAP + 1:
-                    ctx.report(C.NEWS_TOO_MANY, f"more than {MAX_NEWS_PER_SITEMAP} news:news in one sitemap: split "
-                                                "it", line_of(item), None, loc)
-                check_news(ctx, item, loc)
+                image: Any
+                if len(images) == 1 and len(image := images[0]) == 1 and (image_loc := image[0]).tag == _IMAGE_LOC \
+                        and (text := image_loc.text) is not None and len(text) < 2048 \
+                        and (m := FAST_URL(text)) is not None and not ctx.bad_host(m.group(2)):
+                    pass  # the common shape, one image with a plain image:loc: nothing check_images would report
+                else:
+                    check_images(ctx, images, loc)
+            if videos is not None:
+                for video in videos:
+                    check_video(ctx, video, loc)
+            if news is not None:
+                for item in news:
+                    self._news += 1
+                    if self._news == MAX_NEWS_PER_SITEMAP + 1:
+                        ctx.report(C.NEWS_TOO_MANY, f"more than {MAX_NEWS_PER_SITEMAP} news:news in one sitemap: "
+                                                    "split it", line_of(item), None, loc)
+                    check_news(ctx, item, loc)
             if links is not None:
                 check_alternates(ctx, links, loc)
-        if len(ctx.problems) != start:
+        if len(problems) != start:
             # Remember which values a rule check already judged, to drop the XSD's duplicate of the same value.
             for problem in ctx.problems[start:]:
                 if problem.location.line is not None:
@@ -320,6 +374,7 @@ class XmlPass:
         schema = self._schema
         if schema is None:
             return
+        self._collect()
         batch = self._batch
         if batch is None:
             if not final or not self._saw_root or self._count or self._dead:
@@ -329,20 +384,36 @@ class XmlPass:
             assert root is not None
             batch = _copy_root(root)
             cast(Any, batch).sourceline = root.sourceline
-        if not schema.validate(batch):
-            for err in cast(Any, schema.error_log):
-                self._xsd_error(err)
+        value_lines = self._value_lines
+        self._value_lines = set()
         self._batch = None
         self._batch_size = 0
-        self._value_lines.clear()
+        if final or not XSD_IN_THREAD:
+            for err in _schema_errors(schema, batch):
+                self._xsd_error(err, value_lines)
+        else:
+            self._running = _BatchValidation(schema, batch, value_lines)
 
-    def _xsd_error(self, err: etree._LogEntry) -> None:
+    def _collect(self) -> None:
+        """Wait for the batch validating on the worker thread and report its errors."""
+        running = self._running
+        if running is None:
+            return
+        self._running = None
+        running.join()
+        running.batch = None  # the batch document is freed here, on the thread that built it
+        if running.failure is not None:
+            raise running.failure
+        for err in running.errors:
+            self._xsd_error(err, running.value_lines)
+
+    def _xsd_error(self, err: etree._LogEntry, value_lines: set[tuple[int, str]]) -> None:
         message = err.message
         line = err.line or None
         m = _ELEMENT_NAME.match(message)
         name = m.group(1) if m else ""
         structure = any(h in message for h in _STRUCTURE_HINTS)
-        if not structure and line is not None and (line, name) in self._value_lines:
+        if not structure and line is not None and (line, name) in value_lines:
             return  # a rule check already reported this value, with a better message
         if name in ("urlset", "sitemapindex") and "Missing child" in message:
             if self._count == 0:
