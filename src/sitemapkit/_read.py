@@ -19,6 +19,7 @@ import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -380,10 +381,15 @@ def _collect(events: Iterator[Event], parser: SitemapParser) -> ParseResult:
     return ParseResult(parser.kind or DocumentKind.UNKNOWN, tuple(entries), tuple(sitemaps), tuple(problems))
 
 
-def _drive(parser: SitemapParser, chunks: Iterator[bytes]) -> Iterator[Event]:
+def _batches(parser: SitemapParser, chunks: Iterator[bytes]) -> Iterator[list[Event]]:
     for chunk in chunks:
-        yield from parser.feed(chunk)
-    yield from parser.close()
+        yield parser.feed(chunk)
+    yield parser.close()
+
+
+def _drive(parser: SitemapParser, chunks: Iterator[bytes]) -> Iterator[Event]:
+    # Flattened in C: no Python generator frame per event (nested ``yield from`` cost ~0.7 us per entry).
+    return chain.from_iterable(_batches(parser, chunks))
 
 
 def parse_bytes(
@@ -406,6 +412,11 @@ def _chunks(stream: BinaryIO, size: int) -> Iterator[bytes]:
         yield chunk
 
 
+def _file_chunks(path: Path, size: int) -> Iterator[bytes]:
+    with path.open("rb") as fh:  # opened on the first read, closed at the end (or when the iterator is dropped)
+        yield from _chunks(fh, size)
+
+
 def iter_events(
     path_or_stream: str | os.PathLike[str] | BinaryIO,
     *,
@@ -415,17 +426,16 @@ def iter_events(
     positions: bool = False,
     chunk_size: int = READ_CHUNK,
 ) -> Iterator[Event]:
-    """Stream the events of a file (path) or binary stream, reading ``chunk_size`` bytes at a time."""
+    """Stream the events of a file (path) or binary stream, reading ``chunk_size`` bytes at a time (lazily: the
+    file is opened when iteration starts)."""
     if isinstance(path_or_stream, (str, os.PathLike)):
         path = Path(path_or_stream)
-        with path.open("rb") as fh:
-            parser = SitemapParser(source or str(path), strict=strict, max_decompressed_bytes=max_decompressed_bytes,
-                                   positions=positions)
-            yield from _drive(parser, _chunks(fh, chunk_size))
-        return
+        parser = SitemapParser(source or str(path), strict=strict, max_decompressed_bytes=max_decompressed_bytes,
+                               positions=positions)
+        return _drive(parser, _file_chunks(path, chunk_size))
     name = source or str(getattr(path_or_stream, "name", "<stream>"))
     parser = SitemapParser(name, strict=strict, max_decompressed_bytes=max_decompressed_bytes, positions=positions)
-    yield from _drive(parser, _chunks(path_or_stream, chunk_size))
+    return _drive(parser, _chunks(path_or_stream, chunk_size))
 
 
 def read_file(

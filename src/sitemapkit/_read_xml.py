@@ -19,8 +19,8 @@ from lxml import etree
 
 from sitemapkit import _read_codes as C
 from sitemapkit._exceptions import InvalidEntryError, InvalidValueError
-from sitemapkit._lastmod import LastMod, parse_lastmod_lenient
-from sitemapkit._limits import MAX_VIDEO_DURATION
+from sitemapkit._lastmod import LastMod, lastmod_of_valid_form, parse_lastmod_lenient
+from sitemapkit._limits import MAX_LOC_LENGTH, MAX_VIDEO_DURATION
 from sitemapkit._model import (
     Alternate,
     Changefreq,
@@ -35,9 +35,13 @@ from sitemapkit._model import (
     VideoRestriction,
     VideoTvShow,
     VideoUploader,
+    canonical_url_entry,
+    make_alternate,
+    plain_image,
 )
+from sitemapkit._read import DUPLICATE_TRACKING_LIMIT
 from sitemapkit._sniff import SITEMAP_NS, DocumentKind, EncodingInfo, KindInfo
-from sitemapkit._urls import normalize_loc
+from sitemapkit._urls import SIMPLE_URI, normalize_loc
 
 if TYPE_CHECKING:
     from sitemapkit._read import SitemapParser
@@ -82,6 +86,7 @@ _IMAGE_FIELDS = frozenset({"loc", "caption", "geo_location", "title", "license"}
 _INNER_WS = re.compile(r"\s")
 _URL_START = re.compile(r"https?://", re.IGNORECASE)
 _CACHE_SIZE = 4096
+_simple_uri = SIMPLE_URI.fullmatch
 _ERROR_SUFFIX = re.compile(r",? line \d+, column \d+.*$", re.S)
 
 
@@ -213,9 +218,12 @@ class XmlEngine:
         # stop at it with the exact position.
         self._amp = None if owner.strict else _AmpRepair(1)
         self._emit = owner.emit
+        self._plain_emit = not owner.positions
         self._cls: dict[object, int] = {}
         self._local: dict[object, str] = {}
         self._lm_cache: dict[str, LastMod] = {}
+        self._lm_memo = True
+        self._lm_since = 0
         self._pr_cache: dict[str, float] = {}
         self._feed_dates = self.kind in (DocumentKind.RSS, DocumentKind.ATOM)
         root = info.root or ""
@@ -387,6 +395,16 @@ class XmlEngine:
         return line + self._line_offset if line is not None else None
 
     # --- core values ------------------------------------------------------------------------------------------
+    def _lm_cache_full(self) -> None:
+        """The lastmod memo is full: clear it, and stop memoising fast-path values for this document when fewer
+        than half of the lookups since the last clear were hits (distinct timestamps per URL, as many CMSs write
+        them: keeping 4,096 values alive then costs more than the hits save; measured ~0.3 us per entry)."""
+        items = self.o.entry_count
+        if items - self._lm_since < 2 * _CACHE_SIZE:
+            self._lm_memo = False
+        self._lm_since = items
+        self._lm_cache.clear()
+
     def _lastmod(self, text: str, line: int | None, loc: str, what: str = "lastmod") -> LastMod | None:
         cached = self._lm_cache.get(text)
         if cached is not None:
@@ -499,16 +517,27 @@ class XmlEngine:
         if line is not None and self._line_offset:
             line += self._line_offset
         s = raw.strip() if raw is not None else ""
-        if not s or " " in s or not s.isprintable():  # cheap pre-check; _loc does the exact one
-            s = self._loc(raw, line, "url", el)  # reports missing / empty / inner whitespace
+        # A plain ASCII URI within the length limit (the common case) is what normalize_loc returns unchanged:
+        # no problem to report and the entry is built without the dataclass __init__. Anything else takes the
+        # full path (_loc reports missing / empty / inner whitespace; UrlEntry normalises and validates).
+        canonical = len(s) <= MAX_LOC_LENGTH and _simple_uri(s) is not None
+        if not canonical:
+            s = self._loc(raw, line, "url", el)
             if s is None:
                 return
         if lm is None:
             lastmod = None
         else:
-            lastmod = self._lm_cache.get(lm)
+            lm_cache = self._lm_cache
+            lastmod = lm_cache.get(lm)
             if lastmod is None:
-                lastmod = self._lastmod(lm, line, s)
+                lastmod = lastmod_of_valid_form(lm)  # same value LastMod(lm.strip()) gives, one regex
+                if lastmod is None:
+                    lastmod = self._lastmod(lm, line, s)  # full check, problems; memoised there
+                elif self._lm_memo:
+                    if len(lm_cache) >= _CACHE_SIZE:
+                        self._lm_cache_full()
+                    lm_cache[lm] = lastmod
         if cf is None:
             changefreq = None
         else:
@@ -525,7 +554,7 @@ class XmlEngine:
             for k, c in ext:
                 try:
                     if k == _IMAGE:
-                        (images := images or []).append(self._image(c, _Warner(self, c, s, "image")))
+                        (images := images or []).append(self._image(c, s))
                     elif k == _VIDEO:
                         (videos := videos or []).append(self._video(c, _Warner(self, c, s, "video")))
                     elif k == _LINK:
@@ -543,15 +572,32 @@ class XmlEngine:
                     self.o.problem(C.BAD_EXTENSION, f"<{name}> dropped: {exc}", self._line(c), None, s)
         try:
             if ext is None:
-                entry = UrlEntry(s, lastmod, changefreq, priority)
+                if canonical:
+                    entry = canonical_url_entry(s, lastmod, changefreq, priority)
+                else:
+                    entry = UrlEntry(s, lastmod, changefreq, priority)
             else:
-                entry = UrlEntry(s, lastmod, changefreq, priority, tuple(images) if images else (),
-                                 tuple(videos) if videos else (), news, tuple(alternates) if alternates else (),
-                                 mobile)
+                args = (s, lastmod, changefreq, priority, tuple(images) if images else (),
+                        tuple(videos) if videos else (), news, tuple(alternates) if alternates else (), mobile)
+                entry = canonical_url_entry(*args) if canonical else UrlEntry(*args)
         except InvalidEntryError as exc:
             self.o.problem(C.INVALID_LOC, f"{exc}; entry skipped", line, None, s)
             return
-        self._emit(entry, line, None, raw)  # type: ignore[arg-type]
+        if self._plain_emit:
+            # SitemapParser.emit inlined (positions=False): duplicate check on 8-byte hashes, then the event.
+            o = self.o
+            seen = o._seen
+            before = len(seen)
+            if before < DUPLICATE_TRACKING_LIMIT:
+                seen.add(hash(entry.loc))
+                if len(seen) == before:
+                    o.problem(C.DUPLICATE_LOC, f"duplicate loc {entry.loc}", line, None, entry.loc)
+            elif hash(entry.loc) in seen:
+                o.problem(C.DUPLICATE_LOC, f"duplicate loc {entry.loc}", line, None, entry.loc)
+            o._items += 1
+            o._out.append(entry)
+        else:
+            self._emit(entry, line, None, raw)  # type: ignore[arg-type]
 
     def _sitemap(self, el: Any) -> None:
         cls = self._cls
@@ -646,8 +692,15 @@ class XmlEngine:
                 out.setdefault(local.lower(), []).append(c)
         return out
 
-    def _image(self, el: Any, warn: Callable[[str], None]) -> Image:
+    def _image(self, el: Any, url: str) -> Image:
         # Direct child loop (no generic field dict): 2 images per URL is common, this runs a lot.
+        if len(el) == 1:  # the common <image:image><image:loc>URL</image:loc></image:image>
+            c = el[0]
+            t = c.text
+            if t is not None and self._local.get(c.tag) == "loc" and not len(c):
+                t = t.strip()
+                if t:
+                    return plain_image(t)
         fields: dict[str, str] = {}
         for c in el:
             local = self._local.get(c.tag)
@@ -664,13 +717,13 @@ class XmlEngine:
         if loc is None:
             raise _Bad("image:loc is required")
         if len(fields) == 1:
-            return Image(loc)
+            return plain_image(loc)
         license_ = fields.get("license")
         if license_ is not None:
             try:
                 license_ = normalize_loc(license_, field="image:license")
             except InvalidEntryError as exc:
-                warn(f"{exc}; the license is left out")
+                _Warner(self, el, url, "image")(f"{exc}; the license is left out")
                 license_ = None
         return Image(loc, fields.get("caption"), fields.get("geo_location"), fields.get("title"), license_)
 
@@ -820,7 +873,7 @@ class XmlEngine:
         href = get("href")
         if not hreflang or not href or hreflang.isspace() or href.isspace():
             raise _Bad("xhtml:link rel=alternate needs hreflang and href")
-        return Alternate(hreflang, href)
+        return make_alternate(hreflang, href)
 
 
 def _float(text: str | None, what: str, lo: float = -math.inf, hi: float = math.inf) -> float | None:
