@@ -243,8 +243,8 @@ def _iter_csv(lines: Iterator[tuple[int, str]], source: str) -> Iterator[InputIt
                     raise InvalidValueError(f"lastmod: not a date: {lastmod_text!r}", field="lastmod")
             changefreq = cells[index["changefreq"]] if "changefreq" in index else ""
             priority = cells[index["priority"]] if "priority" in index else ""
-            yield (UrlEntry(loc, lastmod=lastmod, changefreq=changefreq or None,  # type: ignore[arg-type]
-                            priority=priority or None),  # type: ignore[arg-type]
+            yield (UrlEntry(loc, lastmod=lastmod, changefreq=changefreq or None,
+                            priority=priority or None),
                    Location(source, start))
         except InvalidValueError as exc:
             yield _problem(source, start, str(exc), loc or None)

@@ -311,9 +311,13 @@ class News:
                 _tuple(self, name, value)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class UrlEntry:
-    """One ``<url>`` of a urlset: the page and everything the extensions say about it."""
+    """One ``<url>`` of a urlset: the page and everything the extensions say about it.
+
+    The constructor accepts convenient inputs and stores canonical values: ``lastmod`` as a :class:`LastMod`
+    (from a ``datetime``, ``date`` or W3C string), ``changefreq`` as a :class:`Changefreq` (from its name),
+    ``priority`` as a float, sequences as tuples, and ``loc`` as a URI."""
 
     loc: str
     lastmod: LastMod | None = None
@@ -324,6 +328,32 @@ class UrlEntry:
     news: News | None = None
     alternates: tuple[Alternate, ...] = ()
     mobile: bool = False
+
+    def __init__(
+        self,
+        loc: str,
+        lastmod: LastModInput | None = None,
+        changefreq: Changefreq | str | None = None,
+        priority: float | str | None = None,
+        images: Iterable[Image] = (),
+        videos: Iterable[Video] = (),
+        news: News | None = None,
+        alternates: Iterable[Alternate] = (),
+        mobile: bool = False,
+    ) -> None:
+        # Written by hand instead of generated: the generated frozen __init__ stores each field through
+        # object.__setattr__ (a global and an attribute lookup per field); the slot setters bound once below are
+        # ~0.5 us cheaper per entry, which is a tenth of the writer's whole per-URL cost. Same fields, same order.
+        _set_loc(self, loc)
+        _set_lastmod(self, lastmod)
+        _set_changefreq(self, changefreq)
+        _set_priority(self, priority)
+        _set_images(self, images)
+        _set_videos(self, videos)
+        _set_news(self, news)
+        _set_alternates(self, alternates)
+        _set_mobile(self, mobile)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         # Hot path of every reader and writer: values that are already in canonical form (a plain URI, a
@@ -344,6 +374,10 @@ class UrlEntry:
             _tuple(self, "videos", self.videos)
         if self.alternates.__class__ is not tuple:
             _tuple(self, "alternates", self.alternates)
+
+
+(_set_loc, _set_lastmod, _set_changefreq, _set_priority, _set_images, _set_videos, _set_news, _set_alternates,
+ _set_mobile) = (UrlEntry.__dict__[f.name].__set__ for f in fields(UrlEntry))
 
 
 @dataclass(frozen=True, slots=True)

@@ -208,3 +208,30 @@ class TestJson:
     def test_nested_error_named(self) -> None:
         with pytest.raises(InvalidEntryError, match=r"image\.loc"):
             entry_from_dict({"loc": "https://example.com/", "images": [{"loc": "/rel.jpg"}]})
+
+
+class TestHandWrittenInit:
+    def test_init_parameters_are_the_fields_in_order(self) -> None:
+        import dataclasses
+        import inspect
+
+        params = list(inspect.signature(UrlEntry.__init__).parameters)[1:]
+        fields = dataclasses.fields(UrlEntry)
+        assert params == [f.name for f in fields]
+        defaults = {n: p.default for n, p in inspect.signature(UrlEntry.__init__).parameters.items()}
+        assert all(defaults[f.name] == f.default for f in fields if f.default is not dataclasses.MISSING)
+
+    def test_keywords_positionals_and_replace(self) -> None:
+        import dataclasses
+
+        a = UrlEntry("https://example.com/a", "2024-05-01", "daily", 0.5, mobile=True)
+        b = UrlEntry(loc="https://example.com/a", lastmod=LastMod("2024-05-01"), changefreq=Changefreq.DAILY,
+                     priority=0.5, mobile=True)
+        assert a == b
+        assert hash(a) == hash(b)
+        c = dataclasses.replace(a, loc="https://example.com/ü")
+        assert c.loc == "https://example.com/%C3%BC"
+        assert c.lastmod == a.lastmod
+        assert c.mobile is True
+        with pytest.raises(InvalidEntryError):
+            dataclasses.replace(a, priority=3)
