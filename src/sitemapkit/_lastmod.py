@@ -64,10 +64,6 @@ _VALID_BY_FORM = re.compile(
     r"(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d++)?+)?+(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d)?+)?+)?+)?+"
 ).fullmatch
 
-# Texts already validated: real sitemaps repeat the same lastmod values many times. Bounded; cleared when full.
-_VALID_CACHE: set[str] = set()
-_VALID_CACHE_SIZE = 8192
-
 
 @dataclass(frozen=True, slots=True, order=False)
 class LastMod:
@@ -81,15 +77,12 @@ class LastMod:
             raise InvalidValueError(f"lastmod text must be a string, got {type(self.text).__name__}",
                                     field="lastmod", value=self.text)
         text = self.text
-        if text in _VALID_CACHE or _VALID_BY_FORM(text) is not None:
+        if _VALID_BY_FORM(text) is not None:
             return
         m = _W3C.fullmatch(text)
         if m is None:
             raise InvalidValueError(f"not a W3C Datetime: {text!r}", field="lastmod", value=text)
         _check(m, text)
-        if len(_VALID_CACHE) >= _VALID_CACHE_SIZE:
-            _VALID_CACHE.clear()
-        _VALID_CACHE.add(text)
 
     @classmethod
     def of(cls, value: LastMod | datetime | date | str) -> LastMod:
