@@ -739,6 +739,7 @@ def write_sitemaps(
     dedupe: bool = False,
     basename: str = "sitemap",
     gzip_level: int = DEFAULT_GZIP_LEVEL,
+    html_title: str = "Site map",
     check_scope: bool = True,
 ) -> Manifest:
     """Write ``entries`` as a sitemap set in ``out_dir`` served at ``base_url``; see :class:`SitemapSetWriter`.
@@ -747,7 +748,7 @@ def write_sitemaps(
     previous set untouched. To skip bad entries instead, drive :class:`SitemapSetWriter` and catch it."""
     writer = SitemapSetWriter(out_dir, base_url, gzip=gzip, max_urls=max_urls, max_bytes=max_bytes,
                               max_news=max_news, formats=formats, xsl=xsl, dedupe=dedupe, basename=basename,
-                              gzip_level=gzip_level, check_scope=check_scope)
+                              gzip_level=gzip_level, html_title=html_title, check_scope=check_scope)
     with writer:
         writer.add_all(entries)
     assert writer.manifest is not None

@@ -282,3 +282,17 @@ def test_manifest_to_dict(tmp_path: Path) -> None:
     assert d["urls"] == 3
     assert d["files"][0]["url"] == "https://example.com/sitemap.xml"
     assert d["files"][0]["bytes"] == (tmp_path / "sitemap.xml").stat().st_size
+
+
+def test_write_sitemaps_takes_every_option_of_the_set_writer(tmp_path: Path) -> None:
+    """write_sitemaps mirrors SitemapSetWriter's keywords one to one (same names, same defaults)."""
+    import inspect
+
+    from sitemapkit import SitemapSetWriter, write_sitemaps
+
+    writer = {k: p.default for k, p in inspect.signature(SitemapSetWriter.__init__).parameters.items() if k != "self"}
+    func = {k: p.default for k, p in inspect.signature(write_sitemaps).parameters.items() if k != "entries"}
+    assert func == writer
+    write_sitemaps([UrlEntry("https://example.com/a")], tmp_path, "https://example.com/", formats=("html",),
+                   html_title="Our pages")
+    assert "<title>Our pages</title>" in (tmp_path / "sitemap.html").read_text(encoding="utf-8")
