@@ -33,7 +33,7 @@ from sitemapkit._model import SitemapRef, UrlEntry
 from sitemapkit._problems import Problem
 from sitemapkit._read import Located, SitemapParser
 from sitemapkit._sniff import DocumentKind
-from sitemapkit._urls import is_absolute_http_url
+from sitemapkit._urls import is_url_source
 from sitemapkit._walk import EntryBatch, SitemapNode, WalkItem, WalkOptions
 
 __all__ = ["DocumentDone", "FetchSettings", "SourceEvent", "is_url_source", "iterate_async", "open_sources"]
@@ -99,11 +99,6 @@ class DocumentDone:
 
 
 SourceEvent = UrlEntry | SitemapRef | Problem | Located | DocumentDone | Discovery
-
-
-def is_url_source(source: str) -> bool:
-    """True when a SOURCE argument is an http(s) URL rather than a file path."""
-    return source.lower().startswith(("http://", "https://")) and is_absolute_http_url(source)
 
 
 def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: FetchSettings) -> Iterator[T]:

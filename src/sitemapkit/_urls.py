@@ -15,7 +15,7 @@ import idna
 from sitemapkit._exceptions import InvalidEntryError
 from sitemapkit._limits import MAX_LOC_LENGTH
 
-__all__ = ["SIMPLE_URI", "iri_to_uri", "is_absolute_http_url", "normalize_loc"]
+__all__ = ["SIMPLE_URI", "iri_to_uri", "is_absolute_http_url", "is_url_source", "normalize_loc"]
 
 # A URL that is already a plain ASCII URI needs no work: this pattern accepts exactly the strings that
 # iri_to_uri would return unchanged (the hot path of every reader and writer). The path part takes runs of safe
@@ -95,6 +95,11 @@ def is_absolute_http_url(url: str) -> bool:
     except ValueError:
         return False
     return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def is_url_source(source: str) -> bool:
+    """True when a command-line SOURCE is an http(s) URL (fetched) rather than a file path or ``-``."""
+    return source[:8].lower().startswith(("http://", "https://")) and is_absolute_http_url(source)
 
 
 def normalize_loc(url: str, *, field: str = "loc") -> str:

@@ -23,6 +23,7 @@ from sitemapkit._exceptions import ConfigurationError, InputError
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_SITEMAP_BYTES
 from sitemapkit._problems import Problem, Severity
 from sitemapkit._sniff import DocumentKind, GzipDecoder, detect_encoding, is_gzip, sniff, sniff_kind
+from sitemapkit._urls import is_url_source
 from sitemapkit._validate_checks import origin_of, scope_of
 from sitemapkit._validate_columns import add_columns
 from sitemapkit._validate_context import FileContext, Profile, RunOptions
@@ -167,8 +168,8 @@ def validate(
     if base_url is not None and origin_of(base_url) is None:
         raise ConfigurationError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
     names = [os.fspath(src) for src in sources]
-    urls = [src for src in names if _is_url(src)]
-    jobs = list(_expand([src for src in names if not _is_url(src)], base_url))
+    urls = [src for src in names if is_url_source(src)]
+    jobs = list(_expand([src for src in names if not is_url_source(src)], base_url))
     store = HreflangStore() if options.profile is Profile.GOOGLE else None
     run = _Run(options, store)
     try:
@@ -251,10 +252,6 @@ def validate_bytes(
 
 
 # --- sources ---------------------------------------------------------------------------------------------
-
-def _is_url(text: str) -> bool:
-    return text.startswith(("http://", "https://"))
-
 
 #: Fetch-layer codes that are about the walk itself, not about a document's validity: the validator reports
 #: nested indexes as SM212 instead of SM510, and the walk's "more problems" note does not apply.

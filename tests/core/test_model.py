@@ -235,3 +235,21 @@ class TestHandWrittenInit:
         assert c.mobile is True
         with pytest.raises(InvalidEntryError):
             dataclasses.replace(a, priority=3)
+
+
+@pytest.mark.parametrize(
+    ("source", "is_url"),
+    [
+        ("https://example.com/sitemap.xml", True),
+        ("HTTP://Example.com/", True),
+        ("http://", False),  # no host: not something to fetch
+        ("sitemap.xml", False),
+        ("-", False),
+        ("ftp://example.com/sitemap.xml", False),
+        ("./http:/x.xml", False),
+    ],
+)
+def test_is_url_source(source: str, is_url: bool) -> None:
+    from sitemapkit._urls import is_url_source
+
+    assert is_url_source(source) is is_url

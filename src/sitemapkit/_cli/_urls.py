@@ -17,7 +17,8 @@ from sitemapkit._exceptions import LimitExceededError, ParseError
 from sitemapkit._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit._problems import Problem, Severity
 from sitemapkit._read import Located
-from sitemapkit._sources import DocumentDone, is_url_source, open_sources
+from sitemapkit._sources import DocumentDone, open_sources
+from sitemapkit._urls import is_url_source
 from sitemapkit._walk import EntryBatch, SitemapNode
 
 __all__ = ["urls"]
