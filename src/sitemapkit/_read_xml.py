@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lxml import etree
 
 from sitemapkit import _read_codes as C
+from sitemapkit import _read_fast as _fast
 from sitemapkit._exceptions import InvalidEntryError, InvalidValueError
 from sitemapkit._lastmod import LastMod, lastmod_of_valid_form, parse_lastmod_lenient
 from sitemapkit._limits import MAX_LOC_LENGTH, MAX_VIDEO_DURATION
@@ -40,6 +41,7 @@ from sitemapkit._model import (
     plain_image,
 )
 from sitemapkit._read import DUPLICATE_TRACKING_LIMIT
+from sitemapkit._read_fast import FastUrlset
 from sitemapkit._sniff import SITEMAP_NS, DocumentKind, EncodingInfo, KindInfo
 from sitemapkit._urls import SIMPLE_URI, normalize_loc
 
@@ -87,6 +89,7 @@ _INNER_WS = re.compile(r"\s")
 _URL_START = re.compile(r"https?://", re.IGNORECASE)
 _CACHE_SIZE = 4096
 _simple_uri = SIMPLE_URI.fullmatch
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
 _ERROR_SUFFIX = re.compile(r",? line \d+, column \d+.*$", re.S)
 
 
@@ -210,7 +213,10 @@ class XmlEngine:
         self._bom = enc.bom_length
         self._strip_ws = info.whitespace_before_declaration
         self._first = True
-        self._line_offset = 0
+        self._line_offset = 0  # added to lxml's line numbers to give the document's
+        self._ws_lines = 0  # line feeds stripped before the XML declaration
+        self._col_fix_line = 0  # lxml line on which lxml's columns are shifted (after the fast lane, see _push)
+        self._col_fix = 0
         self._lines_fed = 1
         self._decoder = None if enc.is_utf8 else codecs.getincrementaldecoder(enc.encoding)("strict")
         self._dead = False
@@ -258,6 +264,9 @@ class XmlEngine:
             DocumentKind.RSS: self._rss_item,
             DocumentKind.ATOM: self._atom_entry,
         }[self.kind]
+        self._fast: FastUrlset | None = (
+            FastUrlset(self) if _fast.ENABLED and self.kind is DocumentKind.URLSET and self._tag_filtered else None
+        )
 
     # --- byte plumbing ----------------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -279,7 +288,7 @@ class XmlEngine:
             self._first = False
             if self._strip_ws:
                 stripped = data.lstrip(b" \t\r\n")
-                self._line_offset = data[:len(data) - len(stripped)].count(b"\n")
+                self._ws_lines = self._line_offset = data[:len(data) - len(stripped)].count(b"\n")
                 data = stripped
                 if self._amp is not None:
                     self._amp.first_line_of_stream(1 + self._line_offset)
@@ -291,6 +300,18 @@ class XmlEngine:
 
     def _push(self, data: bytes) -> None:
         self._lines_fed += data.count(b"\n")
+        fast = self._fast
+        if fast is not None:
+            # Canonical <url> blocks are read from the bytes (_read_fast); lxml gets the prolog at once and the
+            # rest of the document from the first block that is not canonical.
+            data = fast.feed(data)
+            if fast.off:
+                self._fast = None
+            if not data or self._dead:
+                return
+        self._lx_feed(data)
+
+    def _lx_feed(self, data: bytes) -> None:
         try:
             self._p.feed(data)
         except etree.XMLSyntaxError as exc:
@@ -317,9 +338,14 @@ class XmlEngine:
             tail = amp.repair(b"", final=True)
             if tail:
                 self._push(tail)
+            self._fast_finish()
             if amp.count:
                 more = f" (and {amp.count - 1:,} more)" if amp.count > 1 else ""
                 self.o.problem(C.BARE_AMPERSAND, f"unescaped & read as &amp;{more}", amp.first_line, None)
+            if self.dead:
+                return
+        else:
+            self._fast_finish()
             if self.dead:
                 return
         try:
@@ -329,6 +355,14 @@ class XmlEngine:
             self._syntax_error(exc, at_close=True)
             return
         self._drain()
+
+    def _fast_finish(self) -> None:
+        fast = self._fast
+        if fast is not None and not self._dead:
+            self._fast = None
+            data = fast.finish()
+            if data and not self._dead:
+                self._lx_feed(data)
 
     @property
     def dead(self) -> bool:
@@ -344,7 +378,13 @@ class XmlEngine:
         line = (entry.line if entry is not None else exc.lineno) or None
         column = (entry.column if entry is not None else None) or None
         if line is not None:
+            if line == self._col_fix_line and column is not None:
+                column += self._col_fix
             line += self._line_offset
+        skipped = self._line_offset - self._ws_lines
+        if skipped:  # lines the fast lane read: libxml2's "line N" in the message is lxml's own count
+            message = _LINE_IN_MESSAGE.sub(
+                lambda m: f"line {int(m[1]) + skipped}" if int(m[1]) >= self._col_fix_line else m[0], message)
         self._die()
         if "Extra content at the end of the document" in message:
             self.o.problem(C.JUNK_AFTER_ROOT, "content after the root element is ignored", line, column)
@@ -355,7 +395,7 @@ class XmlEngine:
 
     @property
     def _last_line(self) -> int:
-        return self._lines_fed + self._line_offset
+        return self._lines_fed + self._ws_lines
 
     def _drain(self) -> None:
         handle = self._handle
@@ -479,11 +519,6 @@ class XmlEngine:
         # The hot path of the reader: one call per <url>; locals and inlined checks on purpose.
         cls = self._cls
         raw = lm = cf = pr = None
-        images: list[Image] | None = None
-        videos: list[Video] | None = None
-        alternates: list[Alternate] | None = None
-        news: News | None = None
-        mobile = False
         ext: list[tuple[int, Any]] | None = None
         for c in el:
             k = cls.get(c.tag)
@@ -516,15 +551,26 @@ class XmlEngine:
         line = el.sourceline
         if line is not None and self._line_offset:
             line += self._line_offset
+        self._finish_url(raw, lm, cf, pr, ext, line, el)
+
+    def _finish_url(self, raw: str | None, lm: str | None, cf: str | None, pr: str | None,
+                    ext: list[tuple[int, Any]] | None, line: int | None, el: Any,
+                    images: list[Image] | None = None, alternates: list[Alternate] | None = None) -> None:
+        """Build and emit the entry from a <url>'s texts and extension elements (from lxml), or from the texts
+        and the images and alternates already built (by _read_fast, from canonical blocks)."""
+        videos: list[Video] | None = None
+        news: News | None = None
+        mobile = False
         s = raw.strip() if raw is not None else ""
         # A plain ASCII URI within the length limit (the common case) is what normalize_loc returns unchanged:
         # no problem to report and the entry is built without the dataclass __init__. Anything else takes the
         # full path (_loc reports missing / empty / inner whitespace; UrlEntry normalises and validates).
         canonical = len(s) <= MAX_LOC_LENGTH and _simple_uri(s) is not None
         if not canonical:
-            s = self._loc(raw, line, "url", el)
-            if s is None:
+            checked = self._loc(raw, line, "url", el)
+            if checked is None:
                 return
+            s = checked
         if lm is None:
             lastmod = None
         else:
@@ -571,7 +617,7 @@ class XmlEngine:
                     name = _split(c.tag)[1]
                     self.o.problem(C.BAD_EXTENSION, f"<{name}> dropped: {exc}", self._line(c), None, s)
         try:
-            if ext is None:
+            if ext is None and images is None and alternates is None:
                 if canonical:
                     entry = canonical_url_entry(s, lastmod, changefreq, priority)
                 else:

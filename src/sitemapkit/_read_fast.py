@@ -1,0 +1,303 @@
+"""The reader's fast lane for plain urlsets: canonical ``<url>`` blocks read straight from the bytes.
+
+Most urlsets are machine-written and look the same from the first ``<url>`` to the last::
+
+    <url><loc>https://example.com/a</loc><lastmod>2024-05-01</lastmod><changefreq>daily</changefreq>
+    <priority>0.5</priority></url>
+
+For such a block the element tree has nothing to add: there is no markup inside the values, no entity, no comment,
+no attribute, no namespace prefix. :class:`FastUrlset` matches these blocks with one regular expression (C, no
+Python objects per element) and hands the four texts to the engine, which builds the entry exactly as it does from
+lxml elements. It is used only while every block is canonical:
+
+* It starts after the prolog (XML declaration, comments, PIs) and the ``<urlset ...>`` start tag, which are fed to
+  lxml first, so a broken root tag is reported before any entry, as before.
+* At the first byte that is not whitespace or a complete canonical block (an extension element, a comment, CDATA,
+  an entity, a non-ASCII character, a different child order, ``</urlset>`` at the end), it **bails out** for the
+  rest of the document: lxml gets the remaining bytes, after a line break and column shift that keep every line
+  and column lxml reports equal to the original document's. What lxml then sees is the original document with the
+  blocks already read replaced by whitespace, so what it reports about the rest is what it reported before.
+
+Canonical blocks are well-formed by construction (values are printable ASCII without ``<``, ``>`` and ``&``), so
+nothing lxml would have said about them is lost. The equivalence with the element path is pinned by tests that
+read documents both ways (``tests/reader/test_fast_lane.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING
+
+from sitemapkit._lastmod import lastmod_of_valid_form
+from sitemapkit._limits import MAX_LOC_LENGTH
+from sitemapkit._model import Alternate, Changefreq, Image, canonical_url_entry, make_alternate, plain_image
+from sitemapkit._read import DUPLICATE_TRACKING_LIMIT
+from sitemapkit._read_codes import DUPLICATE_LOC
+from sitemapkit._urls import SIMPLE_URI
+
+if TYPE_CHECKING:
+    from sitemapkit._read_xml import XmlEngine
+
+__all__ = ["ENABLED", "FastUrlset"]
+
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+
+#: Switch for tests and A/B measurements: False reads every document through lxml elements only.
+ENABLED = True
+
+# Prolog up to the end of the root start tag: XML declaration, PIs (xml-stylesheet), comments and whitespace,
+# then an unprefixed <urlset> with plain attributes (no entity references in their values).
+_S = rb"[ \t\r\n]"
+_PROLOG = re.compile(
+    rb"(?:<\?.*?\?>|<!--.*?-->|" + _S + rb"+)*?"
+    rb"<urlset(?:" + _S + rb"++[A-Za-z_:][A-Za-z0-9_.:\-]*+" + _S + rb"*+=" + _S + rb"*+"
+    rb"(?:\"[^\"<&]*+\"|'[^'<&]*+'))*+" + _S + rb"*+>",
+    re.S,
+)
+# A value: printable ASCII, tab and line feed, without < > & (no markup, no reference, no "]]>", no CR to be
+# normalised, nothing to decode).
+_T = r"([\t\n\x20-\x25\x27-\x3b\x3d\x3f-\x7e]*+)"
+_W = r"[ \t\r\n]*+"
+# An attribute value in double quotes: the same without tab and line feed (which lxml would turn into spaces).
+_V = r'"([\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x7e]*+)"'
+_CORE = (rf"<url>{_W}<loc>{_T}</loc>{_W}(?:<lastmod>{_T}</lastmod>{_W})?+(?:<changefreq>{_T}</changefreq>{_W})?+"
+         rf"(?:<priority>{_T}</priority>{_W})?+")
+_BLOCK = re.compile(rf"{_CORE}()</url>{_W}")  # the empty group stands for the extension run (none here)
+
+
+def _ext_items(image: str | None, xhtml: str | None) -> str:
+    """Alternatives for one extension element: ``<image:image>`` holding only ``<image:loc>``, and an
+    ``<xhtml:link rel="alternate">`` with hreflang and href (four attribute orders), under the root's prefixes."""
+    never = "(?!)"  # an undeclared prefix: the alternative keeps its groups and never matches
+    img = (rf"<{image}:image>{_W}<{image}:loc>{_T}</{image}:loc>{_W}</{image}:image>" if image is not None
+           else f"{never}()")
+    if xhtml is not None:
+        s = r"[ \t\r\n]++"
+        rel, lang, href = 'rel="alternate"', f"hreflang={_V}", f"href={_V}"
+        link = (rf"<{xhtml}:link{s}(?:{rel}{s}{lang}{s}{href}|{rel}{s}{href}{s}{lang}|{lang}{s}{href}{s}{rel}"
+                rf"|{href}{s}{lang}{s}{rel}){_W}/>")
+    else:
+        link = never + "()" * 8
+    return f"{img}|{link}"
+
+
+@functools.lru_cache(maxsize=16)
+def _patterns(image: str | None, xhtml: str | None) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """The block pattern for a document whose root binds these prefixes (None: not declared), and the pattern
+    that splits a block's run of extension elements."""
+    if image is None and xhtml is None:
+        return _BLOCK, None
+    items = _ext_items(image, xhtml)
+    plain_items = re.sub(r"\((?!\?)", "(?:", items)  # the same alternatives without capturing groups
+    block = re.compile(rf"{_CORE}((?:(?:{plain_items}){_W})*+)</url>{_W}")
+    return block, re.compile(items)
+
+
+_XMLNS = re.compile(rb"xmlns:([A-Za-z_][A-Za-z0-9_.\-]*+)[ \t\r\n]*+=[ \t\r\n]*+(?:\"([^\"]*+)\"|'([^']*+)')")
+_SAFE_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*+")
+_WS = " \t\r\n"
+#: Longest a canonical block can be (four values, the loc at most MAX_LOC_LENGTH) with generous whitespace:
+#: a longer run without ``</url>`` cannot become one.
+_MAX_BLOCK = 16384
+#: Bytes held while the prolog is undecided (a root start tag longer than this takes the element path).
+_MAX_PROLOG = 65536
+
+_UNDECIDED, _ON = 0, 1
+_CHANGEFREQS = {m.value: m for m in Changefreq}
+_simple_uri = SIMPLE_URI.fullmatch
+
+
+def _prefixes(head: bytes) -> tuple[str | None, str | None]:
+    """The prefixes the root start tag binds to the image and XHTML namespaces (None when not bound, or bound
+    more than once, or not a plain name)."""
+    image = xhtml = None
+    for m in _XMLNS.finditer(head):
+        prefix = m[1].decode("ascii")
+        uri = (m[2] if m[2] is not None else m[3]).decode("latin-1")
+        if uri == IMAGE_NS:
+            image = prefix if image is None else ""
+        elif uri == XHTML_NS:
+            xhtml = prefix if xhtml is None else ""
+    ok = _SAFE_PREFIX.fullmatch
+    return (image if image and ok(image) else None, xhtml if xhtml and ok(xhtml) else None)
+
+
+class FastUrlset:
+    """Reads canonical ``<url>`` blocks from the byte stream until the first that is not (then lxml takes over).
+
+    ``feed`` returns the bytes lxml must parse now (empty while the fast lane holds them); ``off`` turns true once
+    the rest of the document belongs to lxml."""
+
+    __slots__ = ("_base_nl", "_block", "_buf", "_col", "_e", "_head_col", "_head_nl", "_items", "_state", "off")
+
+    def __init__(self, engine: XmlEngine) -> None:
+        self._e = engine
+        self._state = _UNDECIDED
+        self._buf = b""
+        self._base_nl = 0  # line feeds in the stream before _buf[0]
+        self._col = 0  # bytes since the last line feed at _buf[0]
+        self._head_nl = 0  # line feeds in what lxml has been given (the prolog and root start tag)
+        self._head_col = 0
+        self._block = _BLOCK
+        self._items: re.Pattern[str] | None = None
+        self.off = False
+
+    def feed(self, data: bytes) -> bytes:
+        buf = self._buf + data if self._buf else data
+        self._buf = b""
+        if self._state == _UNDECIDED:
+            m = _PROLOG.match(buf)
+            if m is None:
+                at = buf.find(b"<urlset")
+                if (at >= 0 and buf.find(b">", at) >= 0) or len(buf) >= _MAX_PROLOG:
+                    self.off = True  # decided: not a prolog this lane reads
+                    return buf
+                self._buf = buf
+                return b""
+            end = m.end()
+            head = buf[:end]
+            self._state = _ON
+            self._head_nl = self._base_nl = head.count(b"\n")
+            self._head_col = self._col = end - (head.rfind(b"\n") + 1)
+            self._block, self._items = _patterns(*_prefixes(head))
+            self._e._lx_feed(head)
+            if self._e.dead:
+                self.off = True
+                return b""
+            buf = buf[end:]
+        return self._scan(buf, final=False)
+
+    def finish(self) -> bytes:
+        """End of the document: whatever is held goes to lxml."""
+        buf, self._buf = self._buf, b""
+        if self._state == _UNDECIDED:
+            self.off = True
+            return buf
+        return self._scan(buf, final=True)
+
+    def _scan(self, buf: bytes, *, final: bool) -> bytes:
+        text = buf.decode("latin-1")  # one character per byte: positions are byte offsets
+        n = len(text)
+        pos = n - len(text.lstrip(_WS))
+        e = self._e
+        o = e.o
+        seen = o._seen
+        out = o._out
+        plain = e._plain_emit
+        lm_cache = e._lm_cache
+        pr_cache = e._pr_cache
+        finish = e._finish_url
+        cpos = 0
+        cline = 1 + self._base_nl + e._line_offset  # document line at text[cpos]
+        images: list[Image] | None = None
+        alternates: list[Alternate] | None = None
+        for m in self._block.finditer(text, pos):
+            start = m.start()
+            if start != pos:
+                break
+            raw, lm, cf, pr, run = m.groups()
+            if run:
+                got = self._extensions(run)
+                if got is None:
+                    break  # an extension this lane does not build: lxml reads this block and the rest
+                images, alternates = got
+            pos = m.end()
+            if images is not None or alternates is not None:
+                cline += text.count("\n", cpos, start)
+                cpos = start
+                finish(raw, lm, cf, pr, None, cline, None, images, alternates)
+                images = alternates = None
+                continue
+            if plain:
+                # The common case inlined (what XmlEngine._finish_url does for it); anything else goes there.
+                s = raw.strip()
+                if len(s) <= MAX_LOC_LENGTH and _simple_uri(s) is not None:
+                    if lm is None:
+                        lastmod = None
+                    else:
+                        lastmod = lm_cache.get(lm)
+                        if lastmod is None:
+                            lastmod = lastmod_of_valid_form(lm)
+                            if lastmod is not None and e._lm_memo:
+                                if len(lm_cache) >= 4096:
+                                    e._lm_cache_full()
+                                lm_cache[lm] = lastmod
+                    changefreq = None if cf is None else _CHANGEFREQS.get(cf)
+                    priority = None if pr is None else pr_cache.get(pr)
+                    if ((lastmod is not None or lm is None) and (changefreq is not None or cf is None)
+                            and (priority is not None or pr is None)):
+                        entry = canonical_url_entry(s, lastmod, changefreq, priority)
+                        before = len(seen)
+                        if before < DUPLICATE_TRACKING_LIMIT:
+                            seen.add(hash(s))
+                            dup = len(seen) == before
+                        else:
+                            dup = hash(s) in seen
+                        if dup:
+                            cline += text.count("\n", cpos, start)
+                            cpos = start
+                            o.problem(DUPLICATE_LOC, f"duplicate loc {s}", cline, None, s)
+                        o._items += 1
+                        out.append(entry)
+                        continue
+            cline += text.count("\n", cpos, start)
+            cpos = start
+            finish(raw, lm, cf, pr, None, cline, None)
+        rest = text[pos:]
+        if not final and (
+            (rest.startswith("<url>") and "</url>" not in rest and len(rest) < _MAX_BLOCK)
+            or "<url>".startswith(rest)
+        ):
+            self._advance(text, pos)
+            self._buf = buf[pos:]
+            return b""
+        return self._bail(text, buf, pos)
+
+    def _extensions(self, run: str) -> tuple[list[Image] | None, list[Alternate] | None] | None:
+        """Images and alternates of a run of extension elements, or None when one is not in the form whose
+        value the element path builds without a problem (then the block is left to lxml)."""
+        items = self._items
+        assert items is not None
+        images: list[Image] | None = None
+        alternates: list[Alternate] | None = None
+        for m in items.finditer(run):
+            image_loc, *attrs = m.groups()
+            if image_loc is not None:
+                loc = image_loc.strip()
+                if not loc or len(loc) > MAX_LOC_LENGTH or _simple_uri(loc) is None:
+                    return None
+                (images := images or []).append(plain_image(loc))
+                continue
+            l1, h1, h2, l2, l3, h3, h4, l4 = attrs
+            hreflang = l1 or l2 or l3 or l4
+            href = h1 or h2 or h3 or h4
+            if (not hreflang or hreflang.strip() != hreflang or href is None or len(href) > MAX_LOC_LENGTH
+                    or _simple_uri(href) is None):
+                return None
+            (alternates := alternates or []).append(make_alternate(hreflang, href))
+        return images, alternates
+
+    def _advance(self, text: str, pos: int) -> None:
+        nl = text.count("\n", 0, pos)
+        if nl:
+            self._base_nl += nl
+            self._col = pos - (text.rfind("\n", 0, pos) + 1)
+        else:
+            self._col += pos
+
+    def _bail(self, text: str, buf: bytes, pos: int) -> bytes:
+        """The rest of the document goes to lxml, shifted to the lines and columns it has in the document."""
+        self._advance(text, pos)
+        self.off = True
+        e = self._e
+        skipped = self._base_nl - self._head_nl
+        if skipped == 0:  # still on the root start tag's line: pad with the bytes read on it (all ASCII)
+            return b" " * (self._col - self._head_col) + buf[pos:]
+        # lxml's next line is the bail line: lines in between are accounted for as an offset, and the bytes read
+        # before the bail point on its line as a column shift for errors lxml reports on that line.
+        e._line_offset += skipped - 1
+        e._col_fix_line = self._head_nl + 2
+        e._col_fix = self._col
+        return b"\n" + buf[pos:]
