@@ -128,6 +128,21 @@ def case_sitemapkit_ext(name: str) -> int:
     return n
 
 
+def case_sitemapkit_no_lane(index: str) -> int:
+    """The same with the fast lane switched off (every <url> through lxml elements): the A/B in the same run."""
+    import sitemapkit._read_fast
+
+    sitemapkit._read_fast.ENABLED = False
+    return case_sitemapkit(index)
+
+
+def case_sitemapkit_ext_no_lane(name: str) -> int:
+    import sitemapkit._read_fast
+
+    sitemapkit._read_fast.ENABLED = False
+    return case_sitemapkit_ext(name)
+
+
 def case_etree(index: str) -> int:
     import xml.etree.ElementTree as ET
 
@@ -314,22 +329,28 @@ def breakdown(reps: int = 12) -> None:
             self.loc = loc
 
     one = LastMod("2024-01-01")
-    orig = (rx.lastmod_of_valid_form, rx.canonical_url_entry, rx.DUPLICATE_TRACKING_LIMIT, rx.XmlEngine._url)
+    import sitemapkit._read_fast as rf
+
+    names = ("lastmod_of_valid_form", "canonical_url_entry", "DUPLICATE_TRACKING_LIMIT")
+    orig = {(m, a): getattr(m, a) for m in (rx, rf) for a in names}
 
     def variant(v: int) -> None:
-        (rx.lastmod_of_valid_form, rx.canonical_url_entry, rx.DUPLICATE_TRACKING_LIMIT,  # type: ignore[misc]
-         rx.XmlEngine._url) = orig  # type: ignore[method-assign]
-        if v >= 1:
-            rx.lastmod_of_valid_form = lambda text: one  # type: ignore[assignment]
-        if v >= 2:
-            rx.canonical_url_entry = Stub  # type: ignore[assignment]
-        if v >= 3:
-            rx.DUPLICATE_TRACKING_LIMIT = 0  # type: ignore[misc]  # no hash set kept (one lookup remains)
-        if v >= 4:
-            rx.XmlEngine._url = lambda self, el: self.o._out.append(el.sourceline)  # type: ignore[method-assign]
+        for (m, a), value in orig.items():
+            setattr(m, a, value)
+        rf.ENABLED = v != 4
+        stubs: dict[str, object] = {}
+        if v in (1, 2, 3):
+            stubs["lastmod_of_valid_form"] = lambda text: one
+        if v in (2, 3):
+            stubs["canonical_url_entry"] = Stub
+        if v == 3:
+            stubs["DUPLICATE_TRACKING_LIMIT"] = 0  # no hash set kept (one lookup remains)
+        for m in (rx, rf):
+            for a, value in stubs.items():
+                setattr(m, a, value)
 
-    labels = ["full pipeline", "- LastMod from text (stubbed)", "- UrlEntry building (stubbed)",
-              "- duplicate tracking", "- reader's per-<url> Python"]
+    labels = ["full pipeline (fast lane)", "- LastMod from text (stubbed)", "- UrlEntry building (stubbed)",
+              "- duplicate tracking", "full pipeline, element path only"]
     best = [float("inf")] * len(labels)
     for _ in range(reps):
         for v in range(len(labels)):
@@ -339,10 +360,12 @@ def breakdown(reps: int = 12) -> None:
             best[v] = min(best[v], time.process_time() - cpu)
     variant(0)
     print(f"Where the time goes: 10,000 full entries, best of {reps} interleaved runs, CPU time per entry")
-    for v, label in enumerate(labels):
+    for v, label in enumerate(labels[:4]):
         delta = (best[v - 1] - best[v]) / n * 1e6 if v else 0.0
         print(f"  {label:34s} {best[v] / n * 1e6:6.2f} us/entry  ({n / best[v]:>9,.0f}/s)  part: {delta:5.2f} us")
-    print(f"  {'= lxml parse + batch unlinking':34s} {best[-1] / n * 1e6:6.2f} us/entry")
+    print(f"  {'= block regex, loop, feeding':34s} {best[3] / n * 1e6:6.2f} us/entry")
+    print(f"  {labels[4]:34s} {best[4] / n * 1e6:6.2f} us/entry  ({n / best[4]:>9,.0f}/s)  "
+          f"lane speed-up {best[4] / best[0]:.2f}x")
 
 
 def case_scrapy_single(name: str) -> int:
@@ -362,6 +385,8 @@ CASES: dict[str, tuple[str, Callable[[str], int], str]] = {
     "scrapy plain": ("venv", case_scrapy, "index.xml"),
     "scrapy gzip": ("venv", case_scrapy, "index.xml.gz"),
     "sitemapkit extensions": ("main", case_sitemapkit_ext, "ext.xml"),
+    "sitemapkit plain, element path only": ("main", case_sitemapkit_no_lane, "index.xml"),
+    "sitemapkit extensions, element path only": ("main", case_sitemapkit_ext_no_lane, "ext.xml"),
     "usp extensions": ("venv", case_usp, "ext.xml"),
     "scrapy extensions": ("venv", case_scrapy_single, "ext.xml"),
 }

@@ -456,10 +456,10 @@ def canonical_url_entry(
     return UrlEntry(loc, lastmod, changefreq, priority, images, videos, news, alternates, mobile)
 
 
-def plain_image(loc: str) -> Image:
-    """``Image(loc)`` (no deprecated fields); without the dataclass ``__init__`` when ``loc`` is canonical."""
+def canonical_image(loc: str) -> Image | None:
+    """``Image(loc)`` built without the dataclass ``__init__`` when ``loc`` is canonical; None otherwise."""
     if loc.__class__ is not str or len(loc) > MAX_LOC_LENGTH or _simple_uri(loc) is None:
-        return Image(loc)
+        return None
     img = _ImageFields()
     img.loc = loc
     img.caption = img.geo_location = img.title = img.license = None
@@ -467,17 +467,29 @@ def plain_image(loc: str) -> Image:
     return img  # type: ignore[no-any-return]
 
 
-def make_alternate(hreflang: str, href: str) -> Alternate:
-    """``Alternate(hreflang, href)``; without the dataclass ``__init__`` when ``hreflang`` is non-blank text
-    without surrounding whitespace and ``href`` is canonical."""
+def plain_image(loc: str) -> Image:
+    """``Image(loc)`` (no deprecated fields); without the dataclass ``__init__`` when ``loc`` is canonical."""
+    img = canonical_image(loc)
+    return img if img is not None else Image(loc)
+
+
+def canonical_alternate(hreflang: str, href: str) -> Alternate | None:
+    """``Alternate(hreflang, href)`` built without the dataclass ``__init__`` when ``hreflang`` is non-blank text
+    without surrounding whitespace and ``href`` is canonical; None otherwise."""
     if (hreflang.__class__ is not str or not hreflang or hreflang.strip() != hreflang
             or href.__class__ is not str or len(href) > MAX_LOC_LENGTH or _simple_uri(href) is None):
-        return Alternate(hreflang, href)
+        return None
     alt = _AlternateFields()
     alt.hreflang = hreflang
     alt.href = href
     alt.__class__ = Alternate
     return alt  # type: ignore[no-any-return]
+
+
+def make_alternate(hreflang: str, href: str) -> Alternate:
+    """``Alternate(hreflang, href)``; without the dataclass ``__init__`` when the values are canonical."""
+    alt = canonical_alternate(hreflang, href)
+    return alt if alt is not None else Alternate(hreflang, href)
 
 
 # --- JSON form -------------------------------------------------------------------------------------------

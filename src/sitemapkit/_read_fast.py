@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from sitemapkit._lastmod import lastmod_of_valid_form
 from sitemapkit._limits import MAX_LOC_LENGTH
-from sitemapkit._model import Alternate, Changefreq, Image, canonical_url_entry, make_alternate, plain_image
+from sitemapkit._model import Alternate, Changefreq, Image, canonical_alternate, canonical_image, canonical_url_entry
 from sitemapkit._read import DUPLICATE_TRACKING_LIMIT
 from sitemapkit._read_codes import DUPLICATE_LOC
 from sitemapkit._urls import SIMPLE_URI
@@ -191,8 +191,8 @@ class FastUrlset:
         finish = e._finish_url
         cpos = 0
         cline = 1 + self._base_nl + e._line_offset  # document line at text[cpos]
-        images: list[Image] | None = None
-        alternates: list[Alternate] | None = None
+        images: tuple[Image, ...] = ()
+        alternates: tuple[Alternate, ...] = ()
         for m in self._block.finditer(text, pos):
             start = m.start()
             if start != pos:
@@ -203,13 +203,9 @@ class FastUrlset:
                 if got is None:
                     break  # an extension this lane does not build: lxml reads this block and the rest
                 images, alternates = got
+            elif images or alternates:
+                images = alternates = ()
             pos = m.end()
-            if images is not None or alternates is not None:
-                cline += text.count("\n", cpos, start)
-                cpos = start
-                finish(raw, lm, cf, pr, None, cline, None, images, alternates)
-                images = alternates = None
-                continue
             if plain:
                 # The common case inlined (what XmlEngine._finish_url does for it); anything else goes there.
                 s = raw.strip()
@@ -228,7 +224,7 @@ class FastUrlset:
                     priority = None if pr is None else pr_cache.get(pr)
                     if ((lastmod is not None or lm is None) and (changefreq is not None or cf is None)
                             and (priority is not None or pr is None)):
-                        entry = canonical_url_entry(s, lastmod, changefreq, priority)
+                        entry = canonical_url_entry(s, lastmod, changefreq, priority, images, (), None, alternates)
                         before = len(seen)
                         if before < DUPLICATE_TRACKING_LIMIT:
                             seen.add(hash(s))
@@ -244,7 +240,8 @@ class FastUrlset:
                         continue
             cline += text.count("\n", cpos, start)
             cpos = start
-            finish(raw, lm, cf, pr, None, cline, None)
+            finish(raw, lm, cf, pr, None, cline, None, list(images) if images else None,
+                   list(alternates) if alternates else None)
         rest = text[pos:]
         if not final and (
             (rest.startswith("<url>") and "</url>" not in rest and len(rest) < _MAX_BLOCK)
@@ -255,29 +252,31 @@ class FastUrlset:
             return b""
         return self._bail(text, buf, pos)
 
-    def _extensions(self, run: str) -> tuple[list[Image] | None, list[Alternate] | None] | None:
+    def _extensions(self, run: str) -> tuple[tuple[Image, ...], tuple[Alternate, ...]] | None:
         """Images and alternates of a run of extension elements, or None when one is not in the form whose
         value the element path builds without a problem (then the block is left to lxml)."""
         items = self._items
         assert items is not None
-        images: list[Image] | None = None
-        alternates: list[Alternate] | None = None
+        images: list[Image] = []
+        alternates: list[Alternate] = []
         for m in items.finditer(run):
             image_loc, *attrs = m.groups()
             if image_loc is not None:
-                loc = image_loc.strip()
-                if not loc or len(loc) > MAX_LOC_LENGTH or _simple_uri(loc) is None:
+                image = canonical_image(image_loc.strip())
+                if image is None:
                     return None
-                (images := images or []).append(plain_image(loc))
+                images.append(image)
                 continue
             l1, h1, h2, l2, l3, h3, h4, l4 = attrs
-            hreflang = l1 or l2 or l3 or l4
-            href = h1 or h2 or h3 or h4
-            if (not hreflang or hreflang.strip() != hreflang or href is None or len(href) > MAX_LOC_LENGTH
-                    or _simple_uri(href) is None):
+            hreflang = l1 if l1 is not None else l2 if l2 is not None else l3 if l3 is not None else l4
+            href = h1 if h1 is not None else h2 if h2 is not None else h3 if h3 is not None else h4
+            if hreflang is None or href is None:
                 return None
-            (alternates := alternates or []).append(make_alternate(hreflang, href))
-        return images, alternates
+            alternate = canonical_alternate(hreflang, href)
+            if alternate is None:
+                return None
+            alternates.append(alternate)
+        return tuple(images), tuple(alternates)
 
     def _advance(self, text: str, pos: int) -> None:
         nl = text.count("\n", 0, pos)
