@@ -124,21 +124,23 @@ def _prefixes(head: bytes) -> tuple[str | None, str | None]:
     return (image if image and ok(image) else None, xhtml if xhtml and ok(xhtml) else None)
 
 
-class FastUrlset:
-    """Reads canonical ``<url>`` blocks from the byte stream until the first that is not (then lxml takes over).
+class CanonicalLane:
+    """Reads canonical ``<url>`` blocks from the byte stream until the first that is not; lxml takes the rest.
 
-    ``feed`` returns the bytes lxml must parse now (empty while the fast lane holds them); ``off`` turns true once
-    the rest of the document belongs to lxml."""
+    ``feed`` returns the bytes lxml must parse now (empty while the lane holds them); ``off`` turns true once the
+    rest of the document belongs to lxml. Subclasses say what a block means (``_consume``), how lxml gets the
+    prolog (``_start``) and how it takes over (``_handover``). Used by the reader (:class:`FastUrlset`) and by the
+    validator (``_validate_fast``)."""
 
-    __slots__ = ("_base_nl", "_block", "_buf", "_col", "_e", "_head_col", "_head_nl", "_items", "_state", "off")
+    __slots__ = ("_base_nl", "_block", "_buf", "_col", "_head", "_head_col", "_head_nl", "_items", "_state", "off")
 
-    def __init__(self, engine: XmlEngine) -> None:
-        self._e = engine
+    def __init__(self) -> None:
         self._state = _UNDECIDED
         self._buf = b""
         self._base_nl = 0  # line feeds in the stream before _buf[0]
         self._col = 0  # bytes since the last line feed at _buf[0]
-        self._head_nl = 0  # line feeds in what lxml has been given (the prolog and root start tag)
+        self._head = b""  # the prolog and root start tag (what lxml was given first)
+        self._head_nl = 0  # line feeds in the head
         self._head_col = 0
         self._block = _BLOCK
         self._items: re.Pattern[str] | None = None
@@ -157,13 +159,12 @@ class FastUrlset:
                 self._buf = buf
                 return b""
             end = m.end()
-            head = buf[:end]
+            head = self._head = buf[:end]
             self._state = _ON
             self._head_nl = self._base_nl = head.count(b"\n")
             self._head_col = self._col = end - (head.rfind(b"\n") + 1)
             self._block, self._items = _patterns(*_prefixes(head))
-            self._e._lx_feed(head)
-            if self._e.dead:
+            if not self._start(head):
                 self.off = True
                 return b""
             buf = buf[end:]
@@ -177,10 +178,65 @@ class FastUrlset:
             return buf
         return self._scan(buf, final=True)
 
+    # --- for subclasses ---------------------------------------------------------------------------------------
+    def _start(self, head: bytes) -> bool:
+        """Give lxml the head; False when lxml rejected it (the document is then dead)."""
+        raise NotImplementedError
+
+    def _consume(self, text: str, pos: int, buf: bytes) -> int:
+        """Handle the contiguous canonical blocks from ``pos``; return the position after the last one."""
+        raise NotImplementedError
+
+    def _handover(self, skipped: int, rest: bytes) -> bytes:
+        """lxml takes over at ``rest``, ``skipped`` lines after the head's last line, at column ``self._col``
+        (bytes before it on its line; ``self._head_col`` when still on the head's line)."""
+        raise NotImplementedError
+
+    # --- scanning ---------------------------------------------------------------------------------------------
     def _scan(self, buf: bytes, *, final: bool) -> bytes:
         text = buf.decode("latin-1")  # one character per byte: positions are byte offsets
-        n = len(text)
-        pos = n - len(text.lstrip(_WS))
+        pos = self._consume(text, len(text) - len(text.lstrip(_WS)), buf)
+        if self.off:
+            return b""
+        rest = text[pos:]
+        if not final and (
+            (rest.startswith("<url>") and "</url>" not in rest and len(rest) < _MAX_BLOCK)
+            or "<url>".startswith(rest)
+        ):
+            self._advance(text, pos)
+            self._buf = buf[pos:]
+            return b""
+        self._advance(text, pos)
+        self.off = True
+        return self._handover(self._base_nl - self._head_nl, buf[pos:])
+
+    def _advance(self, text: str, pos: int) -> None:
+        nl = text.count("\n", 0, pos)
+        if nl:
+            self._base_nl += nl
+            self._col = pos - (text.rfind("\n", 0, pos) + 1)
+        else:
+            self._col += pos
+
+    def _line_at_buf_start(self) -> int:
+        """Document line of the first byte of the buffer being scanned (1-based, counted from the head)."""
+        return 1 + self._base_nl
+
+
+class FastUrlset(CanonicalLane):
+    """The reader's lane: canonical blocks become entries exactly as the element path builds them."""
+
+    __slots__ = ("_e",)
+
+    def __init__(self, engine: XmlEngine) -> None:
+        super().__init__()
+        self._e = engine
+
+    def _start(self, head: bytes) -> bool:
+        self._e._lx_feed(head)
+        return not self._e.dead
+
+    def _consume(self, text: str, pos: int, buf: bytes) -> int:
         e = self._e
         o = e.o
         seen = o._seen
@@ -190,7 +246,7 @@ class FastUrlset:
         pr_cache = e._pr_cache
         finish = e._finish_url
         cpos = 0
-        cline = 1 + self._base_nl + e._line_offset  # document line at text[cpos]
+        cline = self._line_at_buf_start() + e._line_offset  # document line at text[cpos]
         images: tuple[Image, ...] = ()
         alternates: tuple[Alternate, ...] = ()
         for m in self._block.finditer(text, pos):
@@ -242,15 +298,21 @@ class FastUrlset:
             cpos = start
             finish(raw, lm, cf, pr, None, cline, None, list(images) if images else None,
                    list(alternates) if alternates else None)
-        rest = text[pos:]
-        if not final and (
-            (rest.startswith("<url>") and "</url>" not in rest and len(rest) < _MAX_BLOCK)
-            or "<url>".startswith(rest)
-        ):
-            self._advance(text, pos)
-            self._buf = buf[pos:]
-            return b""
-        return self._bail(text, buf, pos)
+        return pos
+
+    def _handover(self, skipped: int, rest: bytes) -> bytes:
+        # lxml's lines and columns are mapped back to the document's: on the head's line, a column shift; on a
+        # later line, lxml gets one line feed and the lines in between become an offset, the bytes read before
+        # the bail point on its line a column shift (for errors lxml reports on that line).
+        e = self._e
+        if skipped == 0:
+            e._col_fix_line = self._head_nl + 1
+            e._col_fix = self._col - self._head_col
+            return rest
+        e._line_offset += skipped - 1
+        e._col_fix_line = self._head_nl + 2
+        e._col_fix = self._col
+        return b"\n" + rest
 
     def _extensions(self, run: str) -> tuple[tuple[Image, ...], tuple[Alternate, ...]] | None:
         """Images and alternates of a run of extension elements, or None when one is not in the form whose
@@ -278,25 +340,3 @@ class FastUrlset:
             alternates.append(alternate)
         return tuple(images), tuple(alternates)
 
-    def _advance(self, text: str, pos: int) -> None:
-        nl = text.count("\n", 0, pos)
-        if nl:
-            self._base_nl += nl
-            self._col = pos - (text.rfind("\n", 0, pos) + 1)
-        else:
-            self._col += pos
-
-    def _bail(self, text: str, buf: bytes, pos: int) -> bytes:
-        """The rest of the document goes to lxml, shifted to the lines and columns it has in the document."""
-        self._advance(text, pos)
-        self.off = True
-        e = self._e
-        skipped = self._base_nl - self._head_nl
-        if skipped == 0:  # still on the root start tag's line: pad with the bytes read on it (all ASCII)
-            return b" " * (self._col - self._head_col) + buf[pos:]
-        # lxml's next line is the bail line: lines in between are accounted for as an offset, and the bytes read
-        # before the bail point on its line as a column shift for errors lxml reports on that line.
-        e._line_offset += skipped - 1
-        e._col_fix_line = self._head_nl + 2
-        e._col_fix = self._col
-        return b"\n" + buf[pos:]
