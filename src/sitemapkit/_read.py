@@ -155,7 +155,7 @@ class SitemapParser:
         self._closed = True
         if not self._stopped:
             if not self._gz_decided:
-                self._decide_gzip(final=True)
+                self._feed(b"", final=True)  # a document shorter than the gzip magic
             if self._gz is not None and not self._stopped:
                 for piece in self._gz.flush():
                     self._body(piece)
@@ -243,10 +243,10 @@ class SitemapParser:
             self._gz = GzipDecoder(max_bytes=self.max_decompressed_bytes, source=self.source)
         return head
 
-    def _feed(self, data: bytes) -> None:
+    def _feed(self, data: bytes, *, final: bool = False) -> None:
         if not self._gz_decided:
             self._head += data
-            data = self._decide_gzip(final=False)
+            data = self._decide_gzip(final=final)
             if not data:
                 return
         gz = self._gz

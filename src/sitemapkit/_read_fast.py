@@ -51,7 +51,7 @@ ENABLED = True
 # then an unprefixed <urlset> with plain attributes (no entity references in their values).
 _S = rb"[ \t\r\n]"
 _PROLOG = re.compile(
-    rb"(?:<\?.*?\?>|<!--.*?-->|" + _S + rb"+)*?"
+    rb"(?:\xef\xbb\xbf)?(?:<\?.*?\?>|<!--.*?-->|" + _S + rb"+)*?"
     rb"<urlset(?:" + _S + rb"++[A-Za-z_:][A-Za-z0-9_.:\-]*+" + _S + rb"*+=" + _S + rb"*+"
     rb"(?:\"[^\"<&]*+\"|'[^'<&]*+'))*+" + _S + rb"*+>",
     re.S,

@@ -23,8 +23,8 @@ from sitemapkit._validate_checks import (
 )
 from sitemapkit._validate_context import FileContext, line_of
 
-__all__ = ["IMAGE_NS", "NEWS_NS", "VIDEO_NS", "XHTML_NS", "check_alternates", "check_images", "check_news",
-           "check_video"]
+__all__ = ["IMAGE_NS", "NEWS_NS", "VIDEO_NS", "XHTML_NS", "Link", "check_alternates", "check_image_loc",
+           "check_images", "check_news", "check_video"]
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
@@ -66,16 +66,20 @@ def check_images(ctx: FileContext, images: list[Any], loc: str | None) -> None:
                 ctx.report(C.IMAGE_LOC, "image:image has no image:loc: give the image file's URL", image.sourceline,
                            None, loc)
                 continue
-        text = image_loc.text
-        if text is not None and len(text) < 2048:
-            m = FAST_URL(text)
-            if m is not None and not ctx.bad_host(m.group(2)):
-                continue
-        _, found = check_loc(text, field="image:loc")
-        for code, message in found:
-            if code is C.LOC_NOT_ABSOLUTE or code is C.LOC_EMPTY:
-                code = C.IMAGE_LOC
-            ctx.report(code, message, image_loc.sourceline, None, loc)
+        check_image_loc(ctx, image_loc.text, image_loc.sourceline, loc)
+
+
+def check_image_loc(ctx: FileContext, text: str | None, line: int | None, loc: str | None) -> None:
+    """One image:loc's text (None when the element is empty)."""
+    if text is not None and len(text) < 2048:
+        m = FAST_URL(text)
+        if m is not None and not ctx.bad_host(m.group(2)):
+            return
+    _, found = check_loc(text, field="image:loc")
+    for code, message in found:
+        if code is C.LOC_NOT_ABSOLUTE or code is C.LOC_EMPTY:
+            code = C.IMAGE_LOC
+        ctx.report(code, message, line, None, loc)
 
 
 def check_video(ctx: FileContext, video: Element, loc: str | None) -> None:
@@ -176,29 +180,28 @@ def check_news(ctx: FileContext, news: Element, loc: str | None) -> None:
 _GOOD_HREFLANG: dict[str, str] = {}
 
 
-def check_alternates(ctx: FileContext, links: list[Any], loc: str | None) -> None:
+#: One xhtml:link as ``(hreflang, href, rel, line)``: attribute values as read (None when absent).
+Link = tuple[str | None, str | None, str | None, int | None]
+
+
+def check_alternates(ctx: FileContext, links: list[Link], loc: str | None) -> None:
     """Codes, conflicts, self-reference, and recording for the reciprocity pass (the hot path of hreflang-heavy
-    sitemaps: plain attribute reads, cached code checks, one regular expression per href)."""
+    sitemaps: cached code checks, one regular expression per href)."""
     seen: dict[str, str] = {}
     lists_self = False
     others: list[tuple[str, str, int | None]] | None = None
     good_langs = _GOOD_HREFLANG
     fast_url = FAST_URL
-    for link in links:
-        get = link.get
-        hreflang = get("hreflang")
-        href = get("href")
-        rel = get("rel")
+    for hreflang, href, rel, line in links:
         if hreflang is None or href is None or (rel != "alternate" and (rel or "").strip().lower() != "alternate"):
-            ctx.report(C.HREFLANG_HREF, "xhtml:link needs rel=\"alternate\", hreflang and href", link.sourceline,
-                       None, loc)
+            ctx.report(C.HREFLANG_HREF, "xhtml:link needs rel=\"alternate\", hreflang and href", line, None, loc)
             continue
         key = good_langs.get(hreflang)
         if key is None:
             key = hreflang.lower()
             found = check_hreflang_value(hreflang)
             if found:
-                ctx.findings(found, link.sourceline, loc)
+                ctx.findings(found, line, loc)
             elif len(good_langs) < 4096:
                 good_langs[hreflang] = key
         if href == loc:
@@ -211,25 +214,25 @@ def check_alternates(ctx: FileContext, links: list[Any], loc: str | None) -> Non
                 checked, _ = check_loc(href, field="hreflang href")
                 if checked is None:
                     ctx.report(C.HREFLANG_HREF, f"hreflang href {href.strip()!r} is not an absolute URL: write the "
-                                                "full URL", link.sourceline, None, loc)
+                                                "full URL", line, None, loc)
                     continue
                 target = checked
             if target == loc:
                 lists_self = True
             elif others is None:
-                others = [(target, hreflang, link.sourceline)]
+                others = [(target, hreflang, line)]
             else:
-                others.append((target, hreflang, link.sourceline))
+                others.append((target, hreflang, line))
         previous = seen.get(key)
         if previous is None:
             seen[key] = target
         elif previous != target:
             ctx.report(C.HREFLANG_CONFLICT, f"hreflang {hreflang!r} points to {previous} and to {target}: give "
-                                            "each value one URL", link.sourceline, None, loc)
+                                            "each value one URL", line, None, loc)
     if others is not None and loc is not None:
         store = ctx.hreflang
         if store is not None:
             store.add_links(loc, others, ctx.source)
     if links and not lists_self and loc is not None:
         ctx.report(C.HREFLANG_NO_SELF, f"{loc} has alternates but does not list itself: add its own xhtml:link",
-                   links[0].sourceline, None, loc)
+                   links[0][3], None, loc)

@@ -20,12 +20,14 @@ from typing import Any, cast
 
 from lxml import etree
 
+from sitemapkit import _read_fast as _fast
 from sitemapkit import _validate_codes as C
 from sitemapkit._limits import MAX_INDEX_ENTRIES, MAX_NEWS_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemapkit._problems import ProblemCode
 from sitemapkit._schemas import SchemaKind, load_schema
 from sitemapkit._validate_checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit._validate_context import FileContext, line_of
+from sitemapkit._validate_fast import ValidatorLane
 from sitemapkit._validate_google import (
     IMAGE_NS,
     NEWS_NS,
@@ -77,10 +79,14 @@ def _syntax_message(msg: str) -> tuple[ProblemCode, str]:
 
 
 def _copy_root(root: Element) -> Element:
-    """An empty element like the root (same name, attributes and namespace declarations)."""
+    """An empty element like the root (same name, attributes, namespace declarations and line, so that XSD
+    errors about the root's attributes carry the root's line)."""
     nsmap: Any = root.nsmap
     attrib: dict[str, str] = {str(k): str(v) for k, v in root.attrib.items()}
-    return etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
+    copy = etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
+    if root.sourceline:
+        cast(Any, copy).sourceline = root.sourceline
+    return copy
 
 
 #: The compiled schemas are shared (cached) and keep their error log on the schema object, so one validation at
@@ -88,11 +94,14 @@ def _copy_root(root: Element) -> Element:
 _SCHEMA_LOCK = threading.Lock()
 
 
-def _schema_errors(schema: etree.XMLSchema, batch: Element) -> list[etree._LogEntry]:
+XsdError = tuple[int | None, str]  # (line, message)
+
+
+def _schema_errors(schema: etree.XMLSchema, batch: Element) -> list[XsdError]:
     with _SCHEMA_LOCK:
         if schema.validate(batch):
             return []
-        return list(cast(Any, schema.error_log))
+        return [(e.line or None, e.message) for e in cast(Any, schema.error_log)]
 
 
 class _BatchValidation(threading.Thread):
@@ -105,7 +114,7 @@ class _BatchValidation(threading.Thread):
         self.schema = schema
         self.batch: Element | None = batch
         self.value_lines = value_lines
-        self.errors: list[etree._LogEntry] = []
+        self.errors: list[XsdError] = []
         self.failure: BaseException | None = None
         self.start()
 
@@ -116,6 +125,12 @@ class _BatchValidation(threading.Thread):
             self.errors = _schema_errors(self.schema, batch)
         except BaseException as exc:  # handed to the main thread by XmlPass._collect
             self.failure = exc
+
+
+def batch_root(doc: bytes) -> Element:
+    """Parse a batch document built by the fast lane (well-formed by construction)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    return etree.fromstring(doc, parser)
 
 
 class XmlPass:
@@ -146,11 +161,26 @@ class XmlPass:
         self._tags = (_S + "loc", _S + "lastmod", _S + "changefreq", _S + "priority")
         self._google = ctx.google
         self._store = ctx.hreflang if self._google else None
+        self._col_fix_line = 0
+        self._col_fix = 0
+        self._lane: ValidatorLane | None = ValidatorLane(self, XSD_BATCH) if _fast.ENABLED and not index else None
 
     # --- driving -----------------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
         if self._dead:
             return
+        lane = self._lane
+        if lane is not None:
+            # Canonical <url> blocks are checked from the bytes (_validate_fast); lxml gets the prolog at once
+            # and the rest of the document from the first block that is not canonical.
+            data = lane.feed(data)
+            if lane.off:
+                self._lane = None
+            if not data or self._dead:
+                return
+        self._lx_feed(data)
+
+    def _lx_feed(self, data: bytes) -> None:
         try:
             self._parser.feed(data)
         except etree.XMLSyntaxError as exc:
@@ -160,6 +190,12 @@ class XmlPass:
         self._drain()
 
     def close(self) -> None:
+        lane = self._lane
+        if lane is not None and not self._dead:
+            self._lane = None
+            rest = lane.finish()
+            if rest and not self._dead:
+                self._lx_feed(rest)
         if not self._dead:
             try:
                 top: Any = self._parser.close()
@@ -182,6 +218,8 @@ class XmlPass:
     def _syntax_error(self, exc: etree.XMLSyntaxError) -> None:
         self._dead = True
         line, column = exc.position if exc.position and exc.position[0] else (exc.lineno or None, None)
+        if line == self._col_fix_line and column:
+            column += self._col_fix  # the fast lane handed over mid-line: lxml counts from there
         code, message = _syntax_message(exc.msg or str(exc))
         self.ctx.report(code, message, line or None, column or None)
 
@@ -333,13 +371,18 @@ class XmlPass:
                                                     "split it", line_of(item), None, loc)
                     check_news(ctx, item, loc)
             if links is not None:
-                check_alternates(ctx, links, loc)
+                check_alternates(ctx, [(link.get("hreflang"), link.get("href"), link.get("rel"), link.sourceline)
+                                       for link in links], loc)
         if len(problems) != start:
-            # Remember which values a rule check already judged, to drop the XSD's duplicate of the same value.
-            for problem in ctx.problems[start:]:
-                if problem.location.line is not None:
-                    for name in _VALUE_ELEMENTS:
-                        self._value_lines.add((problem.location.line, name))
+            self.note_value_lines(start)
+
+    def note_value_lines(self, start: int) -> None:
+        """Remember which values the rule checks judged (problems from ``start`` on), to drop the XSD's
+        duplicate of the same value."""
+        for problem in self.ctx.problems[start:]:
+            if problem.location.line is not None:
+                for name in _VALUE_ELEMENTS:
+                    self._value_lines.add((problem.location.line, name))
 
     def _sitemap(self, el: Element) -> None:
         ctx = self.ctx
@@ -389,10 +432,31 @@ class XmlPass:
         self._batch = None
         self._batch_size = 0
         if final or not XSD_IN_THREAD:
-            for err in _schema_errors(schema, batch):
-                self._xsd_error(err, value_lines)
+            for line, message in _schema_errors(schema, batch):
+                self._xsd_error(line, message, value_lines)
         else:
             self._running = _BatchValidation(schema, batch, value_lines)
+
+    def flush_bytes_batch(self, doc: bytes) -> None:
+        """A full batch of the fast lane's blocks (``doc``, see ``_validate_fast``): validated like
+        ``_flush_batch`` validates a batch of elements, at the same points of the document."""
+        schema = self._schema
+        assert schema is not None  # the lane keeps batches only when the XSD applies
+        self._collect()
+        value_lines = self._value_lines
+        self._value_lines = set()
+        root = batch_root(doc)  # parsed here: lxml parses holding the GIL, it validates without it
+        if XSD_IN_THREAD:
+            self._running = _BatchValidation(schema, root, value_lines)
+        else:
+            for line, message in _schema_errors(schema, root):
+                self._xsd_error(line, message, value_lines)
+
+    def adopt_batch(self, doc: bytes, count: int) -> None:
+        """The fast lane hands over with a partial batch: its blocks become the start of the element batch."""
+        assert self._schema is not None
+        self._batch = batch_root(doc)
+        self._batch_size = count
 
     def _collect(self) -> None:
         """Wait for the batch validating on the worker thread and report its errors."""
@@ -404,12 +468,10 @@ class XmlPass:
         running.batch = None  # the batch document is freed here, on the thread that built it
         if running.failure is not None:
             raise running.failure
-        for err in running.errors:
-            self._xsd_error(err, running.value_lines)
+        for line, message in running.errors:
+            self._xsd_error(line, message, running.value_lines)
 
-    def _xsd_error(self, err: etree._LogEntry, value_lines: set[tuple[int, str]]) -> None:
-        message = err.message
-        line = err.line or None
+    def _xsd_error(self, line: int | None, message: str, value_lines: set[tuple[int, str]]) -> None:
         m = _ELEMENT_NAME.match(message)
         name = m.group(1) if m else ""
         structure = any(h in message for h in _STRUCTURE_HINTS)
