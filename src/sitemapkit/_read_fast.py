@@ -71,8 +71,8 @@ def _ext_items(image: str | None, xhtml: str | None) -> str:
     """Alternatives for one extension element: ``<image:image>`` holding only ``<image:loc>``, and an
     ``<xhtml:link rel="alternate">`` with hreflang and href (four attribute orders), under the root's prefixes."""
     never = "(?!)"  # an undeclared prefix: the alternative keeps its groups and never matches
-    img = (rf"<{image}:image>{_W}<{image}:loc>{_T}</{image}:loc>{_W}</{image}:image>" if image is not None
-           else f"{never}()")
+    img = (rf"(<{image}:image>){_W}<{image}:loc>{_T}</{image}:loc>{_W}</{image}:image>" if image is not None
+           else f"{never}()()")
     if xhtml is not None:
         s = r"[ \t\r\n]++"
         rel, lang, href = 'rel="alternate"', f"hreflang={_V}", f"href={_V}"
@@ -86,7 +86,9 @@ def _ext_items(image: str | None, xhtml: str | None) -> str:
 @functools.lru_cache(maxsize=16)
 def _patterns(image: str | None, xhtml: str | None) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
     """The block pattern for a document whose root binds these prefixes (None: not declared), and the pattern
-    that splits a block's run of extension elements."""
+    that splits a block's run of extension elements into ten groups: the image's start tag (non-empty only for
+    an image) and its loc text, then hreflang and href in the four attribute orders of a link (only one order
+    takes part, so with ``findall`` the value is the first non-empty one, or "" when it is really empty)."""
     if image is None and xhtml is None:
         return _BLOCK, None
     items = _ext_items(image, xhtml)
@@ -321,20 +323,14 @@ class FastUrlset(CanonicalLane):
         assert items is not None
         images: list[Image] = []
         alternates: list[Alternate] = []
-        for m in items.finditer(run):
-            image_loc, *attrs = m.groups()
-            if image_loc is not None:
+        for tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 in items.findall(run):
+            if tag:
                 image = canonical_image(image_loc.strip())
                 if image is None:
                     return None
                 images.append(image)
                 continue
-            l1, h1, h2, l2, l3, h3, h4, l4 = attrs
-            hreflang = l1 if l1 is not None else l2 if l2 is not None else l3 if l3 is not None else l4
-            href = h1 if h1 is not None else h2 if h2 is not None else h3 if h3 is not None else h4
-            if hreflang is None or href is None:
-                return None
-            alternate = canonical_alternate(hreflang, href)
+            alternate = canonical_alternate(l1 or l2 or l3 or l4, h1 or h2 or h3 or h4)
             if alternate is None:
                 return None
             alternates.append(alternate)

@@ -103,21 +103,27 @@ class ValidatorLane(CanonicalLane):
                     store.add_page(loc)
                 if run:
                     assert items is not None
-                    base = m.start(5)
                     images: list[tuple[str | None, int]] | None = None
                     links: list[Link] | None = None
-                    for item in items.finditer(run):
-                        image_loc, l1, h1, h2, l2, l3, h3, h4, l4 = item.groups()
-                        if image_loc is not None:
-                            line = cline if flat else cline + count("\n", start, base + item.start(1))
-                            (images := images or []).append((image_loc or None, line))
-                        else:
-                            hreflang = l1 if l1 is not None else l2 if l2 is not None else l3 if l3 is not None \
-                                else l4
-                            href = h1 if h1 is not None else h2 if h2 is not None else h3 if h3 is not None else h4
-                            # a link's line is the line of its "/>" (the end of its start tag)
-                            line = cline if flat else cline + count("\n", start, base + item.end() - 1)
-                            (links := links or []).append((hreflang, href, "alternate", line))
+                    if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
+                        for tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 in items.findall(run):
+                            if tag:
+                                (images := images or []).append((image_loc or None, cline))
+                            else:
+                                (links := links or []).append((l1 or l2 or l3 or l4, h1 or h2 or h3 or h4,
+                                                               "alternate", cline))
+                    else:
+                        base = m.start(5)
+                        for item in items.finditer(run):
+                            tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 = item.groups()
+                            if tag is not None:
+                                line = cline + count("\n", start, base + item.start(2))
+                                (images := images or []).append((image_loc or None, line))
+                            else:
+                                # a link's line is the line of its "/>" (the end of its start tag)
+                                line = cline + count("\n", start, base + item.end() - 1)
+                                (links := links or []).append((l1 or l2 or l3 or l4, h1 or h2 or h3 or h4,
+                                                               "alternate", line))
                     if images is not None:
                         if len(images) > MAX_IMAGES_PER_URL:
                             ctx.report(C.IMAGE_TOO_MANY, f"{len(images)} images in one <url>: Google reads at most "
