@@ -69,12 +69,18 @@ class ValidatorLane(CanonicalLane):
         store = xp._store
         xsd = xp._xsd
         items = self._items
+        findings = ctx.findings
         count = text.count
         cpos = 0
         cline = self._line_at_buf_start()  # document line at text[cpos] (lxml's lines are the document's)
         region_from = pos
-        if xsd and not self._region_count and not self._region:
+        region_count = self._region_count
+        limit = self._batch_limit
+        if xsd and not region_count and not self._region:
             self._region_line = cline + count("\n", 0, pos)
+        # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
+        all_flat = count("\n") == count("</url>\n")
+        done = 0  # blocks checked, added to xp._count before anything reads it
         for m in self._block.finditer(text, pos):
             start = m.start()
             if start != pos:
@@ -83,8 +89,8 @@ class ValidatorLane(CanonicalLane):
             raw, lm, cf, pr, run = m.groups()
             cline += count("\n", cpos, start)
             cpos = start
-            flat = text.find("\n", start, m.end(5)) < 0  # the whole element on one line
-            xp._count += 1
+            flat = all_flat or text.find("\n", start, m.end(5)) < 0  # the whole element on one line
+            done += 1
             before = len(problems)
             # --- what XmlPass._url does with the same values, in the same order ---
             loc = entry_loc(raw or None, cline if flat else cline + count("\n", start, m.start(1)))
@@ -93,11 +99,11 @@ class ValidatorLane(CanonicalLane):
             if cf is not None:
                 found = check_changefreq(cf)
                 if found:
-                    ctx.findings(found, cline if flat else cline + count("\n", start, m.start(3)), loc)
+                    findings(found, cline if flat else cline + count("\n", start, m.start(3)), loc)
             if pr is not None:
                 found = check_priority(pr)
                 if found:
-                    ctx.findings(found, cline if flat else cline + count("\n", start, m.start(4)), loc)
+                    findings(found, cline if flat else cline + count("\n", start, m.start(4)), loc)
             if google:
                 if store is not None and loc is not None:
                     store.add_page(loc)
@@ -140,14 +146,18 @@ class ValidatorLane(CanonicalLane):
             if len(problems) != before:
                 xp.note_value_lines(before)
             if xsd:
-                self._region_count += 1
-                if self._region_count >= self._batch_limit:
+                region_count += 1
+                if region_count >= limit:
                     self._region.append(buf[region_from:pos])
                     doc = self._batch_doc()
-                    self._region_count = 0
+                    region_count = 0
                     region_from = pos
                     self._region_line = cline + count("\n", start, pos)
+                    xp._count += done
+                    done = 0
                     xp.flush_bytes_batch(doc)
+        xp._count += done
+        self._region_count = region_count
         if xsd and region_from < pos:
             self._region.append(buf[region_from:pos])
         return pos
