@@ -65,6 +65,9 @@ _V = r'"([\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x7e]*+)"'
 _CORE = (rf"<url>{_W}<loc>{_T}</loc>{_W}(?:<lastmod>{_T}</lastmod>{_W})?+(?:<changefreq>{_T}</changefreq>{_W})?+"
          rf"(?:<priority>{_T}</priority>{_W})?+")
 _BLOCK = re.compile(rf"{_CORE}()</url>{_W}")  # the empty group stands for the extension run (none here)
+# For the validator a block must also be followed by markup: text after </url> (lxml makes it the element's tail,
+# which the XSD validates with it) leaves the block to lxml, and a block whose next byte has not arrived waits.
+_TAILED = "(?=<)"
 
 
 def _ext_items(image: str | None, xhtml: str | None) -> str:
@@ -83,17 +86,19 @@ def _ext_items(image: str | None, xhtml: str | None) -> str:
     return f"{img}|{link}"
 
 
-@functools.lru_cache(maxsize=16)
-def _patterns(image: str | None, xhtml: str | None) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+@functools.lru_cache(maxsize=32)
+def _patterns(image: str | None, xhtml: str | None, tailed: bool = False,
+              ) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
     """The block pattern for a document whose root binds these prefixes (None: not declared), and the pattern
     that splits a block's run of extension elements into ten groups: the image's start tag (non-empty only for
     an image) and its loc text, then hreflang and href in the four attribute orders of a link (only one order
     takes part, so with ``findall`` the value is the first non-empty one, or "" when it is really empty)."""
+    end = _TAILED if tailed else ""
     if image is None and xhtml is None:
-        return _BLOCK, None
+        return (re.compile(_BLOCK.pattern + end) if tailed else _BLOCK), None
     items = _ext_items(image, xhtml)
     plain_items = re.sub(r"\((?!\?)", "(?:", items)  # the same alternatives without capturing groups
-    block = re.compile(rf"{_CORE}((?:(?:{plain_items}){_W})*+)</url>{_W}")
+    block = re.compile(rf"{_CORE}((?:(?:{plain_items}){_W})*+)</url>{_W}{end}")
     return block, re.compile(items)
 
 
@@ -136,6 +141,9 @@ class CanonicalLane:
 
     __slots__ = ("_base_nl", "_block", "_buf", "_col", "_head", "_head_col", "_head_nl", "_items", "_state", "off")
 
+    #: Blocks must be followed by markup (the validator: text after a block belongs to it for the XSD).
+    _TAILED = False
+
     def __init__(self) -> None:
         self._state = _UNDECIDED
         self._buf = b""
@@ -165,12 +173,20 @@ class CanonicalLane:
             self._state = _ON
             self._head_nl = self._base_nl = head.count(b"\n")
             self._head_col = self._col = end - (head.rfind(b"\n") + 1)
-            self._block, self._items = _patterns(*_prefixes(head))
+            self._block, self._items = _patterns(*_prefixes(head), self._TAILED)
             if not self._start(head):
                 self.off = True
                 return b""
             buf = buf[end:]
         return self._scan(buf, final=False)
+
+    def finish_early(self, data: bytes) -> bytes:
+        """Stop here: ``data`` and whatever is held go to lxml (with the hand-over shift when the lane was on)."""
+        buf, self._buf = self._buf + data, b""
+        self.off = True
+        if self._state == _UNDECIDED:
+            return buf
+        return self._handover(self._base_nl - self._head_nl, buf)
 
     def finish(self) -> bytes:
         """End of the document: whatever is held goes to lxml."""
@@ -202,7 +218,10 @@ class CanonicalLane:
             return b""
         rest = text[pos:]
         if not final and (
-            (rest.startswith("<url>") and "</url>" not in rest and len(rest) < _MAX_BLOCK)
+            (rest.startswith("<url>") and len(rest) < _MAX_BLOCK and (
+                "</url>" not in rest  # a block still arriving
+                # complete, but what follows it has not arrived (it decides, see _TAILED)
+                or (self._TAILED and rest.count("</url>") == 1 and rest.rstrip(_WS).endswith("</url>"))))
             or "<url>".startswith(rest)
         ):
             self._advance(text, pos)

@@ -301,6 +301,12 @@ class XmlEngine:
     def _push(self, data: bytes) -> None:
         self._lines_fed += data.count(b"\n")
         fast = self._fast
+        if fast is not None and self._amp is not None and self._amp.count:
+            # A bare & was repaired: lxml reads the rest as it comes (the lane holds bytes back, which would
+            # change where reading stops relative to the repairs; such documents are not machine-clean anyway).
+            self._fast = None
+            data = fast.finish_early(data)
+            fast = None
         if fast is not None:
             # Canonical <url> blocks are read from the bytes (_read_fast); lxml gets the prolog at once and the
             # rest of the document from the first block that is not canonical.
@@ -339,11 +345,13 @@ class XmlEngine:
             if tail:
                 self._push(tail)
             self._fast_finish()
+            if self.dead:
+                # Reading stopped at an error: that error is the report (whether the repairs came before or after
+                # it depends on how the bytes were cut, so they are not reported).
+                return
             if amp.count:
                 more = f" (and {amp.count - 1:,} more)" if amp.count > 1 else ""
                 self.o.problem(C.BARE_AMPERSAND, f"unescaped & read as &amp;{more}", amp.first_line, None)
-            if self.dead:
-                return
         else:
             self._fast_finish()
             if self.dead:

@@ -27,7 +27,7 @@ from sitemapkit import _validate_codes as C
 from sitemapkit._limits import MAX_IMAGES_PER_URL
 from sitemapkit._read_fast import CanonicalLane
 from sitemapkit._validate_checks import FAST_URL, check_changefreq, check_priority
-from sitemapkit._validate_google import Link, check_alternates, check_image_loc
+from sitemapkit._validate_google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
 
 if TYPE_CHECKING:
     from sitemapkit._validate_xml import XmlPass
@@ -39,6 +39,8 @@ class ValidatorLane(CanonicalLane):
     """Checks canonical blocks for one :class:`XmlPass` and hands it the rest of the document."""
 
     __slots__ = ("_batch_limit", "_region", "_region_count", "_region_line", "_xp")
+
+    _TAILED = True
 
     def __init__(self, xp: XmlPass, batch_limit: int) -> None:
         super().__init__()
@@ -70,6 +72,8 @@ class ValidatorLane(CanonicalLane):
         xsd = xp._xsd
         items = self._items
         findings = ctx.findings
+        good_langs = _GOOD_HREFLANG
+        source = ctx.source
         count = text.count
         cpos = 0
         cline = self._line_at_buf_start()  # document line at text[cpos] (lxml's lines are the document's)
@@ -111,13 +115,38 @@ class ValidatorLane(CanonicalLane):
                     assert items is not None
                     images: list[tuple[str | None, int]] | None = None
                     links: list[Link] | None = None
+                    # The common hreflang case is settled here: every link's hreflang already known to be
+                    # valid, every href the page itself or a plain URL, one URL per hreflang, the page listed.
+                    # check_alternates then has nothing to report and only records the other pages; any
+                    # other case goes to check_alternates with the same links.
+                    simple = True
+                    lists_self = False
+                    others: list[tuple[str, str, int | None]] | None = None
+                    seen: dict[str, str] = {}
                     if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
                         for tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 in items.findall(run):
                             if tag:
                                 (images := images or []).append((image_loc or None, cline))
-                            else:
-                                (links := links or []).append((l1 or l2 or l3 or l4, h1 or h2 or h3 or h4,
-                                                               "alternate", cline))
+                                continue
+                            hreflang = l1 or l2 or l3 or l4
+                            href = h1 or h2 or h3 or h4
+                            (links := links or []).append((hreflang, href, "alternate", cline))
+                            if simple:
+                                key = good_langs.get(hreflang)
+                                if key is None:
+                                    simple = False
+                                elif href == loc:
+                                    lists_self = True
+                                elif FAST_URL(href) is None:
+                                    simple = False
+                                else:
+                                    (others := others or []).append((href, hreflang, cline))
+                                previous = seen.get(key) if key is not None else None
+                                if previous is None:
+                                    if key is not None:
+                                        seen[key] = href
+                                elif previous != href:
+                                    simple = False
                     else:
                         base = m.start(5)
                         for item in items.finditer(run):
@@ -128,8 +157,11 @@ class ValidatorLane(CanonicalLane):
                             else:
                                 # a link's line is the line of its "/>" (the end of its start tag)
                                 line = cline + count("\n", start, base + item.end() - 1)
-                                (links := links or []).append((l1 or l2 or l3 or l4, h1 or h2 or h3 or h4,
-                                                               "alternate", line))
+                                # only one attribute order took part: its groups are the non-None ones
+                                (links := links or []).append((
+                                    l1 if l1 is not None else l2 if l2 is not None else l3 if l3 is not None else l4,
+                                    h1 if h1 is not None else h2 if h2 is not None else h3 if h3 is not None else h4,
+                                    "alternate", line))
                     if images is not None:
                         if len(images) > MAX_IMAGES_PER_URL:
                             ctx.report(C.IMAGE_TOO_MANY, f"{len(images)} images in one <url>: Google reads at most "
@@ -142,7 +174,11 @@ class ValidatorLane(CanonicalLane):
                                     continue
                             check_image_loc(ctx, image_text, line, loc)
                     if links is not None:
-                        check_alternates(ctx, links, loc)
+                        if simple and lists_self and flat and loc is not None:
+                            if others is not None and store is not None:
+                                store.add_links(loc, others, source)
+                        else:
+                            check_alternates(ctx, links, loc)
             if len(problems) != before:
                 xp.note_value_lines(before)
             if xsd:

@@ -153,6 +153,7 @@ class XmlPass:
         self._batch_size = 0
         self._value_lines: set[tuple[int, str]] = set()
         self._running: _BatchValidation | None = None
+        self._pending: Any = None  # the last entry ended, taken out when the next one ends (see _drain)
         self._xsd_seen: set[tuple[int, str]] = set()
         self._dead = False
         self._count = 0
@@ -184,7 +185,7 @@ class XmlPass:
         try:
             self._parser.feed(data)
         except etree.XMLSyntaxError as exc:
-            self._drain()
+            self._drain_all()
             self._syntax_error(exc)
             return
         self._drain()
@@ -200,10 +201,10 @@ class XmlPass:
             try:
                 top: Any = self._parser.close()
             except etree.XMLSyntaxError as exc:
-                self._drain()
+                self._drain_all()
                 self._syntax_error(exc)
             else:
-                self._drain()
+                self._drain_all()
                 if self._root is None and top is not None:
                     self._set_root(top)
         root = self._root
@@ -232,8 +233,7 @@ class XmlPass:
 
     def _drain(self) -> None:
         root = self._root
-        url = self._sitemap if self.index else self._url
-        xsd = self._xsd
+        take = self._take
         events: Iterator[tuple[str, Any]] = self._parser.read_events()
         for _, el in events:
             if root is None:
@@ -244,22 +244,39 @@ class XmlPass:
                 root = top
             if el.getparent() is not root:
                 continue
-            # --- one entry (inlined: this loop runs once per <url>) ---
-            prev = el.getprevious()
-            if prev is not None:
-                self._clear_before(el, prev)
-            self._count += 1
-            url(el)
-            if xsd:
-                batch = self._batch
-                if batch is None:
-                    batch = self._batch = _copy_root(root)
-                batch.append(el)
-                self._batch_size += 1
-                if self._batch_size >= XSD_BATCH:
-                    self._flush_batch()
-            else:
-                root.remove(el)
+            # An entry is taken out of the tree when the next one has ended: by then the text after it (its
+            # tail, which XSD validates with it) is complete, whatever the chunking.
+            pending, self._pending = self._pending, el
+            if pending is not None:
+                take(pending)
+
+    def _drain_all(self) -> None:
+        """Drain, then take the last entry too (end of the document, or reading stopped)."""
+        self._drain()
+        last = self._pending
+        if last is not None:
+            self._pending = None
+            self._take(last)
+
+    def _take(self, el: Any) -> None:
+        """One entry: strays before it, the rule checks, then into the XSD batch (or out of the tree)."""
+        root = self._root
+        assert root is not None
+        prev = el.getprevious()
+        if prev is not None:
+            self._clear_before(el, prev)
+        self._count += 1
+        (self._sitemap if self.index else self._url)(el)
+        if self._xsd:
+            batch = self._batch
+            if batch is None:
+                batch = self._batch = _copy_root(root)
+            batch.append(el)
+            self._batch_size += 1
+            if self._batch_size >= XSD_BATCH:
+                self._flush_batch()
+        else:
+            root.remove(el)
 
     # --- entries -----------------------------------------------------------------------------------------
     def _clear_before(self, el: Element, prev: Element | None) -> None:

@@ -209,6 +209,11 @@ EXT_ITEMS = [
     '<xhtml:link rel="alternate" hreflang="es" hreflang="es" href="https://example.com/es"/>',
     '<xhtml:link rel="alternate" hreflang="en" href="https://example.com/?a=1&amp;b=2"/>',
     '<xhtml:link rel="alternate" hreflang="en" href="https://example.com/x"  />',
+    '<xhtml:link rel="alternate" hreflang="en" href="https://example.com/a"/>',
+    '<xhtml:link rel="alternate" hreflang="EN" href="https://example.com/a"/>',
+    '<xhtml:link rel="alternate" hreflang="de" href="http://example.com/b?x=1"/>',
+    '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/a"/>',
+    '<xhtml:link rel="alternate" hreflang="zz-ZZ" href="https://example.com/a"/>',
 ]
 PROLOGS = [
     '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{ns}">',
