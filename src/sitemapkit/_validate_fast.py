@@ -124,29 +124,38 @@ class ValidatorLane(CanonicalLane):
                     others: list[tuple[str, str, int | None]] | None = None
                     seen: dict[str, str] = {}
                     if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
-                        for tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 in items.findall(run):
+                        parts: list[tuple[str, ...]] = items.findall(run)
+                        has_links = False
+                        for tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 in parts:
                             if tag:
                                 (images := images or []).append((image_loc or None, cline))
                                 continue
-                            hreflang = l1 or l2 or l3 or l4
-                            href = h1 or h2 or h3 or h4
-                            (links := links or []).append((hreflang, href, "alternate", cline))
+                            has_links = True
                             if simple:
+                                hreflang = l1 or l2 or l3 or l4
+                                href = h1 or h2 or h3 or h4
                                 key = good_langs.get(hreflang)
                                 if key is None:
                                     simple = False
-                                elif href == loc:
+                                    continue
+                                if href == loc:
                                     lists_self = True
                                 elif FAST_URL(href) is None:
                                     simple = False
                                 else:
                                     (others := others or []).append((href, hreflang, cline))
-                                previous = seen.get(key) if key is not None else None
+                                previous = seen.get(key)
                                 if previous is None:
-                                    if key is not None:
-                                        seen[key] = href
+                                    seen[key] = href
                                 elif previous != href:
                                     simple = False
+                        if has_links:
+                            if simple and lists_self and loc is not None:
+                                if others is not None and store is not None:
+                                    store.add_links(loc, others, source)  # all check_alternates would do
+                            else:
+                                links = [(l1 or l2 or l3 or l4, h1 or h2 or h3 or h4, "alternate", cline)
+                                         for tag, _, l1, h1, h2, l2, l3, h3, h4, l4 in parts if not tag]
                     else:
                         base = m.start(5)
                         for item in items.finditer(run):
@@ -174,11 +183,7 @@ class ValidatorLane(CanonicalLane):
                                     continue
                             check_image_loc(ctx, image_text, line, loc)
                     if links is not None:
-                        if simple and lists_self and flat and loc is not None:
-                            if others is not None and store is not None:
-                                store.add_links(loc, others, source)
-                        else:
-                            check_alternates(ctx, links, loc)
+                        check_alternates(ctx, links, loc)
             if len(problems) != before:
                 xp.note_value_lines(before)
             if xsd:
