@@ -86,20 +86,50 @@ def _ext_items(image: str | None, xhtml: str | None) -> str:
     return f"{img}|{link}"
 
 
+class RunSplitter:
+    """Splits a run of extension elements that a block pattern accepted (so every element in it has one of the
+    lane's forms) into image loc texts and ``(hreflang, href)`` pairs, in document order.
+
+    ``general`` has ten groups per element: the image's start tag (non-empty only for an image) and its loc
+    text, then hreflang and href in the four attribute orders of a link (only one order takes part, so with
+    ``findall`` the value is the first non-empty one, or "" when it is really empty). ``split`` first tries two
+    small patterns, images and links in the common ``rel hreflang href`` order, and uses ``general`` only when
+    some link has another order (fewer groups per element: about twice as fast)."""
+
+    __slots__ = ("_images", "_link_tag", "_links", "general")
+
+    def __init__(self, image: str | None, xhtml: str | None) -> None:
+        self.general = re.compile(_ext_items(image, xhtml))
+        self._images = (re.compile(rf"<{image}:image>{_W}<{image}:loc>{_T}</{image}:loc>").findall
+                        if image is not None else None)
+        s = r"[ \t\r\n]++"
+        self._links = (re.compile(rf'<{xhtml}:link{s}rel="alternate"{s}hreflang={_V}{s}href={_V}').findall
+                       if xhtml is not None else None)
+        self._link_tag = f"<{xhtml}:link"
+
+    def split(self, run: str) -> tuple[list[str], list[tuple[str, str]]]:
+        images: list[str] = self._images(run) if self._images is not None else []
+        if self._links is None:
+            return images, []
+        links: list[tuple[str, str]] = self._links(run)
+        if len(links) == run.count(self._link_tag):
+            return images, links
+        parts: list[tuple[str, ...]] = self.general.findall(run)
+        return images, [(p[2] or p[5] or p[6] or p[9], p[3] or p[4] or p[7] or p[8]) for p in parts if not p[0]]
+
+
 @functools.lru_cache(maxsize=32)
 def _patterns(image: str | None, xhtml: str | None, tailed: bool = False,
-              ) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
-    """The block pattern for a document whose root binds these prefixes (None: not declared), and the pattern
-    that splits a block's run of extension elements into ten groups: the image's start tag (non-empty only for
-    an image) and its loc text, then hreflang and href in the four attribute orders of a link (only one order
-    takes part, so with ``findall`` the value is the first non-empty one, or "" when it is really empty)."""
+              ) -> tuple[re.Pattern[str], RunSplitter | None]:
+    """The block pattern for a document whose root binds these prefixes (None: not declared), and the splitter
+    of a block's run of extension elements."""
     end = _TAILED if tailed else ""
     if image is None and xhtml is None:
         return (re.compile(_BLOCK.pattern + end) if tailed else _BLOCK), None
-    items = _ext_items(image, xhtml)
-    plain_items = re.sub(r"\((?!\?)", "(?:", items)  # the same alternatives without capturing groups
+    splitter = RunSplitter(image, xhtml)
+    plain_items = re.sub(r"\((?!\?)", "(?:", splitter.general.pattern)  # without capturing groups
     block = re.compile(rf"{_CORE}((?:(?:{plain_items}){_W})*+)</url>{_W}{end}")
-    return block, re.compile(items)
+    return block, splitter
 
 
 _XMLNS = re.compile(rb"xmlns:([A-Za-z_][A-Za-z0-9_.\-]*+)[ \t\r\n]*+=[ \t\r\n]*+(?:\"([^\"]*+)\"|'([^']*+)')")
@@ -153,7 +183,7 @@ class CanonicalLane:
         self._head_nl = 0  # line feeds in the head
         self._head_col = 0
         self._block = _BLOCK
-        self._items: re.Pattern[str] | None = None
+        self._items: RunSplitter | None = None
         self.off = False
 
     def feed(self, data: bytes) -> bytes:
@@ -340,16 +370,16 @@ class FastUrlset(CanonicalLane):
         value the element path builds without a problem (then the block is left to lxml)."""
         items = self._items
         assert items is not None
+        image_texts, pairs = items.split(run)
         images: list[Image] = []
         alternates: list[Alternate] = []
-        for tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 in items.findall(run):
-            if tag:
-                image = canonical_image(image_loc.strip())
-                if image is None:
-                    return None
-                images.append(image)
-                continue
-            alternate = canonical_alternate(l1 or l2 or l3 or l4, h1 or h2 or h3 or h4)
+        for text in image_texts:
+            image = canonical_image(text.strip())
+            if image is None:
+                return None
+            images.append(image)
+        for hreflang, href in pairs:
+            alternate = canonical_alternate(hreflang, href)
             if alternate is None:
                 return None
             alternates.append(alternate)

@@ -124,41 +124,36 @@ class ValidatorLane(CanonicalLane):
                     others: list[tuple[str, str, int | None]] | None = None
                     seen: dict[str, str] = {}
                     if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
-                        parts: list[tuple[str, ...]] = items.findall(run)
-                        has_links = False
-                        for tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 in parts:
-                            if tag:
-                                (images := images or []).append((image_loc or None, cline))
-                                continue
-                            has_links = True
-                            if simple:
-                                hreflang = l1 or l2 or l3 or l4
-                                href = h1 or h2 or h3 or h4
-                                key = good_langs.get(hreflang)
-                                if key is None:
-                                    simple = False
-                                    continue
-                                if href == loc:
-                                    lists_self = True
-                                elif FAST_URL(href) is None:
-                                    simple = False
-                                else:
-                                    (others := others or []).append((href, hreflang, cline))
-                                previous = seen.get(key)
-                                if previous is None:
-                                    seen[key] = href
-                                elif previous != href:
-                                    simple = False
-                        if has_links:
+                        image_texts, pairs = items.split(run)
+                        if image_texts:
+                            images = [(text or None, cline) for text in image_texts]
+                        for hreflang, href in pairs:
+                            key = good_langs.get(hreflang)
+                            if key is None:
+                                simple = False
+                                break
+                            if href == loc:
+                                lists_self = True
+                            elif FAST_URL(href) is None:
+                                simple = False
+                                break
+                            else:
+                                (others := others or []).append((href, hreflang, cline))
+                            previous = seen.get(key)
+                            if previous is None:
+                                seen[key] = href
+                            elif previous != href:
+                                simple = False
+                                break
+                        if pairs:
                             if simple and lists_self and loc is not None:
                                 if others is not None and store is not None:
                                     store.add_links(loc, others, source)  # all check_alternates would do
                             else:
-                                links = [(l1 or l2 or l3 or l4, h1 or h2 or h3 or h4, "alternate", cline)
-                                         for tag, _, l1, h1, h2, l2, l3, h3, h4, l4 in parts if not tag]
+                                links = [(hreflang, href, "alternate", cline) for hreflang, href in pairs]
                     else:
                         base = m.start(5)
-                        for item in items.finditer(run):
+                        for item in items.general.finditer(run):
                             tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 = item.groups()
                             if tag is not None:
                                 line = cline + count("\n", start, base + item.start(2))
