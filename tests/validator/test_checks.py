@@ -208,28 +208,17 @@ def test_hreflang_store_spills_in_bounded_memory(monkeypatch: pytest.MonkeyPatch
 
 
 def test_possessive_fast_url_accepts_the_same_language() -> None:
-    import random
     import re
 
     from sitemapkit._validate_checks import FAST_URL
+    from tests.reader.test_fast_paths import _mutants
 
     chars = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*"
     plain = re.compile(r"(https?)://([A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?((?:[/?]" + chars + r"(?:%[0-9A-Fa-f]{2}"
                        + chars + r")*)?)")
-    rnd = random.Random(7)
-    base = "https://a-b.example.com:8080/p%41th/x;y?q=1&r=%zz"
-    alphabet = "a9-._~!$&'()*+,;=:@/?#% é[]0123456789"
-    for _ in range(20000):
-        text = list(base[:rnd.randint(0, len(base))])
-        for _ in range(rnd.randint(0, 3)):
-            op = rnd.random()
-            if op < 0.4 and text:
-                text[rnd.randrange(len(text))] = rnd.choice(alphabet)
-            elif op < 0.7:
-                text.insert(rnd.randint(0, len(text)), rnd.choice(alphabet))
-            elif text:
-                del text[rnd.randrange(len(text))]
-        s = "".join(text)
+    texts = _mutants("https://a-b.example.com:8080/p%41th/x;y?q=1&r=%zz", "a9-._~!$&'()*+,;=:@/?#% é[]0123456789",
+                     20000, 7)
+    for s in texts:
         got, want = FAST_URL(s), plain.fullmatch(s)
         assert (got is None) == (want is None), s
         if got is not None and want is not None:

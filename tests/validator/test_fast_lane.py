@@ -7,7 +7,6 @@ entries (so batches fill, are validated on the worker thread, and a partial one 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from sitemapkit._problems import Problem
 from sitemapkit._validate import _new_context, _options, _run_stream
 from sitemapkit._validate_hreflang import HreflangStore
 from tests.reader.conftest import CORPUS
-from tests.reader.test_fast_lane import _document
+from tests.reader.test_fast_lane import CORPUS_FILES, _document
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 NOW = "2026-01-01T00:00:00Z"
@@ -68,14 +67,6 @@ def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
     return int(size)
 
 
-def _corpus() -> Iterator[Path]:
-    for sub in ("edge-cases", "real-world", "peer-fixtures"):
-        for p in sorted((CORPUS / sub).rglob("*")):
-            if p.is_file() and p.suffix not in (".tsv", ".md"):
-                yield p
-
-
-CORPUS_FILES = list(_corpus())
 
 
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[str(p.relative_to(CORPUS)) for p in CORPUS_FILES])
