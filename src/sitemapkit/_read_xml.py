@@ -41,7 +41,6 @@ from sitemapkit._model import (
     plain_image,
 )
 from sitemapkit._read import DUPLICATE_TRACKING_LIMIT
-from sitemapkit._read_fast import FastUrlset
 from sitemapkit._sniff import SITEMAP_NS, DocumentKind, EncodingInfo, KindInfo
 from sitemapkit._urls import SIMPLE_URI, normalize_loc
 
@@ -264,9 +263,8 @@ class XmlEngine:
             DocumentKind.RSS: self._rss_item,
             DocumentKind.ATOM: self._atom_entry,
         }[self.kind]
-        self._fast: FastUrlset | None = (
-            FastUrlset(self) if _fast.ENABLED and self.kind is DocumentKind.URLSET and self._tag_filtered else None
-        )
+        lane = _fast.ENABLED and self.kind is DocumentKind.URLSET and self._tag_filtered
+        self._fast: _fast.FastUrlset | None = _fast.FastUrlset(self) if lane else None
 
     # --- byte plumbing ----------------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:

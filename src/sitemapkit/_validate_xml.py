@@ -6,7 +6,11 @@ element is *moved* into a small detached batch document; every ``XSD_BATCH`` ent
 root with those entries) is validated against the bundled official schema and dropped. libxml2 validation of a
 tree reports each error at the line of its node, so XSD errors keep exact lines, and memory stays flat: at most
 two batches of entries are alive. A full batch is validated on a worker thread (libxml2 validates without the GIL)
-while the main thread parses and checks the next one; the final batch is validated on the main thread.
+while the main thread parses and checks the next one; the final batch is validated on the main thread. An entry
+leaves the tree when the next one has ended, so the text after it (its tail, validated with it) is complete
+whatever the chunking. Canonical ``<url>`` blocks never become elements here: ``_validate_fast`` checks them from
+the bytes and hands this pass their XSD batches as small documents, and the rest of the document from the first
+block that is not canonical.
 (``iterparse(schema=...)`` validates while parsing but reports every error at line 0, which is why it is not
 used; ARCHITECTURE.md has the measurements.)
 """
