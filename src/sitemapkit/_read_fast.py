@@ -135,8 +135,8 @@ def _patterns(image: str | None, xhtml: str | None, tailed: bool = False,
 _XMLNS = re.compile(rb"xmlns:([A-Za-z_][A-Za-z0-9_.\-]*+)[ \t\r\n]*+=[ \t\r\n]*+(?:\"([^\"]*+)\"|'([^']*+)')")
 _SAFE_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*+")
 _WS = " \t\r\n"
-#: Longest a canonical block can be (four values, the loc at most MAX_LOC_LENGTH) with generous whitespace:
-#: a longer run without ``</url>`` cannot become one.
+#: Most bytes held for a block still arriving (the four core values fit many times over). A longer block with many
+#: extensions is read by the lane when it arrives within one buffer, and otherwise left to lxml.
 _MAX_BLOCK = 16384
 #: Bytes held while the prolog is undecided (a root start tag longer than this takes the element path).
 _MAX_PROLOG = 65536
@@ -244,8 +244,6 @@ class CanonicalLane:
     def _scan(self, buf: bytes, *, final: bool) -> bytes:
         text = buf.decode("latin-1")  # one character per byte: positions are byte offsets
         pos = self._consume(text, len(text) - len(text.lstrip(_WS)), buf)
-        if self.off:
-            return b""
         rest = text[pos:]
         if not final and (
             (rest.startswith("<url>") and len(rest) < _MAX_BLOCK and (
