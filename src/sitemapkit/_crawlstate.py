@@ -19,20 +19,29 @@ Tables::
 
 Resume: rows in flight when a crawl stopped go back to the queue; everything fetched stays fetched. A new
 (non-resumed) crawl with an existing file first moves the finished crawl's lastmods into ``history``.
+
+One crawl at a time: opening a state file takes an exclusive lock on ``FILE.lock`` next to it (``flock``, which
+the kernel releases when the process ends, even on kill -9) holding the owner's process id, so a second crawl with
+the same file is refused with "state file FILE is in use by process N" before it touches the database.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from sitemapkit._exceptions import ConfigurationError
+from sitemapkit._exceptions import ConfigurationError, SitemapkitError
 
-__all__ = ["CrawlState", "QueuedUrl", "UrlRow"]
+if sys.platform != "win32":  # POSIX: one crawl per state file
+    import fcntl
+
+__all__ = ["CrawlState", "ProcessLock", "QueuedUrl", "StateInUseError", "UrlRow"]
 
 SCHEMA_VERSION = "1"
 
@@ -68,6 +77,70 @@ CREATE TABLE IF NOT EXISTS query_variants(path TEXT PRIMARY KEY, n INTEGER NOT N
 """
 
 
+class StateInUseError(SitemapkitError):
+    """Another process holds the crawl state file (a crawl is running with it)."""
+
+
+class ProcessLock:
+    """An exclusive, non-blocking lock on ``path`` (created when missing) that records the owner's process id.
+
+    ``acquire`` raises :class:`BlockingIOError` (with the owner's pid in ``owner``) when another process holds
+    it. The lock is an ``flock`` on the file: the kernel drops it when the process ends, however it ends, so a
+    killed run never leaves a stale lock. ``release`` deletes the file; a process that opened the file just
+    before that notices (the path no longer names the file it locked) and starts over. On filesystems without
+    ``flock`` (some network mounts) and on Windows the lock is a no-op, as the output folder's lock is.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._fd: int | None = None
+        self.owner: int | None = None
+
+    def acquire(self) -> None:
+        if sys.platform == "win32":  # pragma: no cover
+            return
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self.owner = _read_pid(fd)
+                os.close(fd)
+                raise
+            except OSError:  # no flock on this filesystem: go on unlocked
+                os.close(fd)
+                return
+            try:
+                same = os.path.samestat(os.stat(self.path), os.fstat(fd))
+            except FileNotFoundError:
+                same = False
+            if not same:  # the previous owner released (and deleted) the file between our open and our flock
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self._fd = fd
+            return
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.unlink(self.path)  # while still holding the lock: nobody can have taken it in between
+        except OSError:
+            pass
+        os.close(self._fd)  # closing releases the flock
+        self._fd = None
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
 @dataclass(frozen=True, slots=True)
 class QueuedUrl:
     """A URL taken from the frontier."""
@@ -101,21 +174,48 @@ class CrawlState:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._in_tx = False
+        self._lock: ProcessLock | None = None
+        if self.path not in ("", ":memory:"):
+            self._lock = ProcessLock(self.path + ".lock")
+            try:
+                self._lock.acquire()
+            except BlockingIOError:
+                by = f"process {self._lock.owner}" if self._lock.owner else "another process"
+                raise StateInUseError(f"state file {self.path} is in use by {by} (another crawl with the same "
+                                      "--state); wait for it to finish or use another --state file") from None
+            except OSError as exc:
+                raise ConfigurationError(f"cannot use {self.path} as a crawl state file: "
+                                         f"{exc.strerror or exc}") from None
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA temp_store=MEMORY")
-            self.db.executescript(_SCHEMA)
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA temp_store=MEMORY")
+                self.db.executescript(_SCHEMA)
+                version = self.get_meta("schema")
+            except BaseException:
+                self.db.close()
+                raise
         except sqlite3.DatabaseError as exc:
+            self._release()
             raise ConfigurationError(f"cannot use {self.path} as a crawl state file: {exc}") from None
-        version = self.get_meta("schema")
+        except BaseException:
+            self._release()
+            raise
         if version is None:
             self.set_meta("schema", SCHEMA_VERSION)
         elif version != SCHEMA_VERSION:
+            self.db.close()
+            self._release()
             raise ConfigurationError(f"{self.path}: crawl state schema {version}, this version needs "
                                      f"{SCHEMA_VERSION}; use another --state file")
-        self._in_tx = False
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     # -- transactions -------------------------------------------------------------------------------------
     def begin(self) -> None:
@@ -129,8 +229,11 @@ class CrawlState:
             self._in_tx = False
 
     def close(self) -> None:
-        self.commit()
-        self.db.close()
+        try:
+            self.commit()
+            self.db.close()
+        finally:
+            self._release()
 
     def __enter__(self) -> CrawlState:
         return self

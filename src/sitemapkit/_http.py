@@ -35,6 +35,7 @@ from urllib.parse import urljoin, urlsplit
 
 import brotli
 
+from sitemapkit._addresses import AddressPolicy
 from sitemapkit._atomic import atomic_write_bytes
 from sitemapkit._exceptions import FetchError, HTTPStatusError, TooManyRedirectsError
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # aiohttp is imported when the default transport is first use
 
 __all__ = [
     "DEFAULT_USER_AGENT",
+    "AddressRefusedError",
     "AiohttpTransport",
     "ContentDecodingError",
     "HttpCache",
@@ -88,6 +90,14 @@ class TransportError(FetchError):
         self.retryable = retryable
 
 
+class AddressRefusedError(TransportError):
+    """The request would reach an address the :class:`~sitemapkit._addresses.AddressPolicy` refuses (loopback,
+    private, link-local, ...): nothing was sent there. Never retried."""
+
+    def __init__(self, message: str, *, url: str) -> None:
+        super().__init__(message, url=url, retryable=False)
+
+
 class ResponseTooLargeError(FetchError):
     """The body (as downloaded or once decoded) exceeded the byte budget; the download was aborted early."""
 
@@ -106,7 +116,8 @@ class ContentDecodingError(FetchError):
 @dataclass(frozen=True, slots=True)
 class Timeouts:
     """Seconds. ``connect``: establishing a connection; ``read``: the longest wait for the next bytes;
-    ``total``: one attempt, headers and body (None = unbounded)."""
+    ``total``: one attempt, headers and body (None = unbounded). For a deadline over a whole fetch, retries
+    included, see ``HttpClient(deadline=...)``."""
 
     connect: float = 10.0
     read: float = 30.0
@@ -147,7 +158,7 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: digits beyond C ints
         return None
     current = time.time() if now is None else now
     return max(0.0, when.timestamp() - current)
@@ -198,12 +209,26 @@ def _lower_headers(items: Iterable[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
-class _AiohttpResponse:
-    __slots__ = ("_resp", "_url", "headers", "status")
+def _timeout_message(exc: BaseException, timeouts: Timeouts, what: str) -> str:
+    """Name the timeout that ran out: aiohttp raises ServerTimeoutError for connect/read, TimeoutError for total."""
+    import aiohttp
 
-    def __init__(self, resp: aiohttp.ClientResponse, url: str) -> None:
+    if isinstance(exc, aiohttp.ServerTimeoutError):
+        if "connect" in str(exc).lower():
+            return f"connect timeout: no connection within {timeouts.connect:g} s"
+        return f"read timeout: no bytes for {timeouts.read:g} s {what}"
+    if timeouts.total is not None:
+        return f"timed out after {timeouts.total:g} s (per-attempt total) {what}"
+    return f"timed out {what}"
+
+
+class _AiohttpResponse:
+    __slots__ = ("_resp", "_timeouts", "_url", "headers", "status")
+
+    def __init__(self, resp: aiohttp.ClientResponse, url: str, timeouts: Timeouts) -> None:
         self._resp = resp
         self._url = url
+        self._timeouts = timeouts
         self.status = resp.status
         self.headers = _lower_headers(resp.headers.items())
 
@@ -213,8 +238,9 @@ class _AiohttpResponse:
         try:
             async for chunk in self._resp.content.iter_chunked(_CHUNK):
                 yield chunk
-        except TimeoutError:
-            raise TransportError("read timeout while reading the body", url=self._url) from None
+        except TimeoutError as exc:
+            raise TransportError(_timeout_message(exc, self._timeouts, "while reading the body"),
+                                 url=self._url) from None
         except aiohttp.ClientPayloadError as exc:
             raise TransportError(f"incomplete body: {exc}", url=self._url) from None
         except (aiohttp.ClientError, OSError) as exc:
@@ -228,17 +254,22 @@ class AiohttpTransport:
     """The default transport: one aiohttp session with keep-alive connection reuse.
 
     ``max_connections`` bounds open connections overall (the client bounds them per host). Decompression is off:
-    the client decodes Content-Encoding itself so the byte budget covers the decoded size too."""
+    the client decodes Content-Encoding itself so the byte budget covers the decoded size too.
+    ``address_policy`` checks every address a host name resolves to, at connect time (a DNS answer can change
+    after the client checked the URL): refused addresses are dropped, and when none is left the request fails
+    with :class:`AddressRefusedError`."""
 
-    def __init__(self, *, max_connections: int = 64) -> None:
+    def __init__(self, *, max_connections: int = 64, address_policy: AddressPolicy | None = None) -> None:
         self._max_connections = max_connections
+        self.address_policy = address_policy
         self._session: aiohttp.ClientSession | None = None
 
     def _get_session(self) -> aiohttp.ClientSession:
         import aiohttp
 
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._max_connections, ttl_dns_cache=300)
+            resolver = None if self.address_policy is None else _guarded_resolver(self.address_policy)
+            connector = aiohttp.TCPConnector(limit=self._max_connections, ttl_dns_cache=300, resolver=resolver)
             self._session = aiohttp.ClientSession(
                 connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
                 skip_auto_headers=("Accept-Encoding", "User-Agent"),
@@ -258,17 +289,60 @@ class AiohttpTransport:
         except (aiohttp.InvalidURL, ValueError) as exc:
             raise TransportError(f"invalid URL: {exc}", url=request.url, retryable=False) from None
         except aiohttp.ClientConnectorError as exc:
+            if isinstance(exc.os_error, _RefusedAddress):
+                raise AddressRefusedError(exc.os_error.reason, url=request.url) from None
             raise TransportError(f"cannot connect: {exc.os_error or exc}", url=request.url) from None
-        except TimeoutError:
-            raise TransportError("timed out waiting for the response", url=request.url) from None
+        except TimeoutError as exc:
+            raise TransportError(_timeout_message(exc, t, "waiting for the response"), url=request.url) from None
         except (aiohttp.ClientError, OSError) as exc:
             raise TransportError(f"connection error: {exc or type(exc).__name__}", url=request.url) from None
-        return _AiohttpResponse(resp, request.url)
+        return _AiohttpResponse(resp, request.url, t)
 
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+class _RefusedAddress(OSError):
+    """Raised by the guarded resolver; aiohttp wraps it in a ClientConnectorError, the transport unwraps it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _guarded_resolver(policy: AddressPolicy) -> aiohttp.abc.AbstractResolver:
+    """aiohttp's default resolver, filtered through ``policy`` (built lazily: aiohttp is imported late)."""
+    import ipaddress
+    import socket
+
+    from aiohttp.abc import AbstractResolver, ResolveResult
+    from aiohttp.resolver import DefaultResolver
+
+    class _GuardedResolver(AbstractResolver):
+        def __init__(self) -> None:
+            self._inner = DefaultResolver()
+
+        async def resolve(self, host: str, port: int = 0,
+                          family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+            results = await self._inner.resolve(host, port, family)
+            parsed: list[tuple[ResolveResult, ipaddress.IPv4Address | ipaddress.IPv6Address]] = []
+            for r in results:
+                try:
+                    parsed.append((r, ipaddress.ip_address(str(r["host"]).split("%", 1)[0])))
+                except ValueError:
+                    continue  # not an address: nothing to connect to
+            kept, why = policy.check_resolved(host, [ip for _, ip in parsed])
+            if why is not None or not kept:
+                raise _RefusedAddress(why or f"refused: {host} resolves to no usable address")
+            allowed = set(kept)
+            return [r for r, ip in parsed if ip in allowed]
+
+        async def close(self) -> None:
+            await self._inner.close()
+
+    return _GuardedResolver()
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,6 +573,13 @@ class HttpClient:
 
     ``max_bytes`` is the default byte budget per response: the download and the Content-Encoding decoding are
     both checked against it while streaming, so an oversized body or a compression bomb is aborted early.
+
+    ``deadline`` (seconds) bounds one :meth:`get` as a whole: connecting, reading, redirects, retries and the
+    waits between them; when it runs out the fetch fails with "timed out after N s (total deadline)", and a retry
+    whose wait would end after the deadline is not attempted. ``address_policy`` refuses URLs (the first one,
+    and every redirect target) whose host is a special address written literally, or ``localhost``, before any
+    transport is called; with the default transport it also checks the addresses names resolve to when
+    connecting (see :mod:`sitemapkit._addresses`). None (the default) checks nothing.
     ``sleep`` exists so tests can skip real waits.
     """
 
@@ -516,12 +597,20 @@ class HttpClient:
         max_connections: int = 64,
         cache: HttpCache | str | os.PathLike[str] | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        deadline: float | None = None,
+        address_policy: AddressPolicy | None = None,
     ) -> None:
-        if per_host_limit < 1 or max_redirects < 0 or max_bytes < 1:
+        if per_host_limit < 1 or max_redirects < 0 or max_bytes < 1 or (deadline is not None and deadline <= 0):
             from sitemapkit._exceptions import ConfigurationError
 
-            raise ConfigurationError("per_host_limit and max_bytes must be >= 1, max_redirects >= 0")
-        self.transport: Transport = transport or AiohttpTransport(max_connections=max_connections)
+            raise ConfigurationError("per_host_limit and max_bytes must be >= 1, max_redirects >= 0, deadline > 0")
+        if transport is None:
+            transport = AiohttpTransport(max_connections=max_connections, address_policy=address_policy)
+        elif isinstance(transport, AiohttpTransport) and transport.address_policy is None:
+            transport.address_policy = address_policy
+        self.transport: Transport = transport
+        self.deadline = deadline
+        self.address_policy = address_policy
         self.user_agent = user_agent
         self.default_headers = {"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate, br", "Accept": "*/*",
                                 **(headers or {})}
@@ -560,15 +649,39 @@ class HttpClient:
         """GET ``url`` following redirects; returns any final status as a value (see the module docstring).
 
         ``truncate=True`` keeps the first ``max_bytes`` of an oversized body (``truncated`` is set on the
-        response) instead of raising :class:`ResponseTooLargeError`: what robots.txt readers do (RFC 9309)."""
+        response) instead of raising :class:`ResponseTooLargeError`: what robots.txt readers do (RFC 9309).
+
+        Raises :class:`AddressRefusedError` for a URL or redirect target the address policy refuses, and
+        :class:`TransportError` ("timed out after N s (total deadline)") when ``deadline`` runs out."""
+        if self.deadline is None:
+            return await self._get(url, headers, max_bytes, truncate, None)
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self.deadline) as scope:
+                return await self._get(url, headers, max_bytes, truncate, loop.time() + self.deadline)
+        except TimeoutError:
+            if scope.expired():
+                raise TransportError(f"timed out after {self.deadline:g} s (total deadline)", url=url,
+                                     retryable=False) from None
+            raise
+
+    def _check_address(self, url: str, asked: str) -> None:
+        if self.address_policy is not None:
+            why = self.address_policy.check_url(url)
+            if why is not None:
+                raise AddressRefusedError(why if url == asked else f"redirect to {url} {why}", url=asked)
+
+    async def _get(self, url: str, headers: Mapping[str, str] | None, max_bytes: int | None, truncate: bool,
+                   deadline_at: float | None) -> HttpResponse:
         started = time.monotonic()
         budget = self.max_bytes if max_bytes is None else max_bytes
         redirects: list[tuple[str, int]] = []
         seen = {url}
         current = url
         while True:
+            self._check_address(current, url)
             status, resp_headers, body, wire, attempts, cached, cut = await self._fetch_one(
-                current, headers, budget, truncate)
+                current, headers, budget, truncate, deadline_at)
             location = resp_headers.get("location")
             if status in _REDIRECT_STATUSES and location:
                 target = urljoin(current, location.strip())
@@ -589,7 +702,8 @@ class HttpClient:
             )
 
     async def _fetch_one(
-        self, url: str, headers: Mapping[str, str] | None, budget: int, truncate: bool = False
+        self, url: str, headers: Mapping[str, str] | None, budget: int, truncate: bool = False,
+        deadline_at: float | None = None,
     ) -> tuple[int, dict[str, str], bytes, int, int, bool, bool]:
         """One hop, with retries. Returns (status, headers, body, wire bytes, attempts, from_cache, truncated)."""
         request_headers = dict(self.default_headers)
@@ -608,11 +722,12 @@ class HttpClient:
             except TransportError as exc:
                 if not exc.retryable or attempt >= self.retry.max_retries:
                     raise
-                await self._backoff(attempt, None)
+                if not await self._backoff(attempt, None, deadline_at):
+                    raise
                 attempt += 1
                 continue
-            if status in self.retry.statuses and attempt < self.retry.max_retries:
-                await self._backoff(attempt, resp_headers.get("retry-after"))
+            if (status in self.retry.statuses and attempt < self.retry.max_retries
+                    and await self._backoff(attempt, resp_headers.get("retry-after"), deadline_at)):
                 attempt += 1
                 continue
             if status == 304 and self.cache is not None:
@@ -625,11 +740,15 @@ class HttpClient:
                 self.cache.store(url, resp_headers, body)
             return status, resp_headers, body, wire, attempt + 1, False, cut
 
-    async def _backoff(self, attempt: int, retry_after: str | None) -> None:
-        self.stats.retries += 1
+    async def _backoff(self, attempt: int, retry_after: str | None, deadline_at: float | None = None) -> bool:
+        """Wait before retry ``attempt``; False (no wait, no retry) when the wait would outlast the deadline."""
         wait = parse_retry_after(retry_after)
         delay = self.retry.backoff(attempt) if wait is None else min(wait, self.retry.retry_after_max)
+        if deadline_at is not None and asyncio.get_running_loop().time() + delay >= deadline_at:
+            return False
+        self.stats.retries += 1
         await self._sleep(delay)
+        return True
 
     async def _attempt(self, request: TransportRequest, budget: int,
                        truncate: bool = False) -> tuple[int, dict[str, str], bytes, int, bool]:

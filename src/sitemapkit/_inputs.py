@@ -168,10 +168,15 @@ def _iter_jsonl(lines: Iterator[tuple[int, str]], source: str) -> Iterator[Input
         try:
             data = json.loads(text)
         except ValueError as exc:
-            yield _problem(source, lineno, f"not a JSON object: {exc}")
+            where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            yield _problem(source, lineno, f"not a JSON object: {reason}{where}")
             continue
         if not isinstance(data, dict):
-            yield _problem(source, lineno, f"expected a JSON object, got {type(data).__name__}")
+            yield _problem(source, lineno, f"expected a JSON object, got {_json_type(data)}")
+            continue
+        if data.get("loc") is None:
+            yield _problem(source, lineno, 'no "loc" field' if "loc" not in data else '"loc" is null')
             continue
         try:
             entry = entry_from_dict(data)
@@ -186,51 +191,90 @@ def _iter_jsonl(lines: Iterator[tuple[int, str]], source: str) -> Iterator[Input
         yield entry, Location(source, lineno)
 
 
-class _LineFeed:
-    """Feeds csv.reader while remembering the physical line each record started on."""
+def _json_type(value: object) -> str:
+    """A JSON value's type in JSON's words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else type(value).__name__
 
-    def __init__(self, lines: Iterator[tuple[int, str]]) -> None:
-        self._lines = lines
-        self.lineno = 0
 
-    def __iter__(self) -> _LineFeed:
-        return self
+def _csv_row(line: str) -> list[str]:
+    """One physical line as one CSV record. A value may not span lines (no loc, date or number holds a line
+    break), so a quote left open is an error of this line rather than a record swallowing the lines after it;
+    so is a quote inside an unquoted value or text after a closing quote. Raises ``csv.Error``."""
+    if '"' in line:
+        _check_quotes(line)
+    return next(csv.reader((line,), strict=True), [])
 
-    def __next__(self) -> str:
-        self.lineno, line = next(self._lines)
-        return line
+
+def _check_quotes(line: str) -> None:
+    text = line.rstrip("\r\n")
+    i, n = 0, len(text)
+    while i <= n:
+        if i < n and text[i] == '"':  # a quoted value: up to the closing quote ("" is a literal quote)
+            i += 1
+            while True:
+                j = text.find('"', i)
+                if j < 0:
+                    raise csv.Error('unclosed quote: a value opened with " must close on the same line')
+                if text.startswith('""', j):
+                    i = j + 2
+                    continue
+                i = j + 1
+                break
+            if i < n and text[i] != ",":
+                raise csv.Error(f"text after a closing quote at column {i + 1}: a quoted value must be followed "
+                                "by a comma or the end of the line")
+        else:  # an unquoted value: up to the next comma, with no quote in it
+            j = text.find(",", i)
+            end = n if j < 0 else j
+            q = text.find('"', i, end)
+            if q >= 0:
+                raise csv.Error(f'quote inside an unquoted value at column {q + 1}: quote the whole value '
+                                '("...") and double the quotes in it')
+            i = end
+        i += 1  # past the comma (or the end)
 
 
 def _iter_csv(lines: Iterator[tuple[int, str]], source: str) -> Iterator[InputItem]:
-    feed = _LineFeed(lines)
-    reader = csv.reader(feed)
-    try:
-        header = next(reader)
-    except StopIteration:
+    header: list[str] | None = None
+    header_line = 0
+    for lineno, line in lines:
+        try:
+            header = _csv_row(line)
+        except csv.Error as exc:
+            raise InputError(f"{source}:{lineno}: bad CSV header: {exc}") from None
+        header_line = lineno
+        if header and any(c.strip() for c in header):
+            break
+    else:
         return
-    except csv.Error as exc:
-        raise InputError(f"{source}:{feed.lineno}: bad CSV header: {exc}") from None
+    assert header is not None
     columns = [h.strip().lower() for h in header]
     if "loc" not in columns and "url" not in columns:
-        raise InputError(f"{source}:{feed.lineno}: CSV header needs a 'loc' column; got {', '.join(header)}")
+        raise InputError(f"{source}:{header_line}: CSV header needs a 'loc' column; got {', '.join(header)}")
     unknown = [c for c in columns if c and c not in _CSV_COLUMNS]
     if unknown:
-        yield SM611.problem(Location(source, feed.lineno), f"unknown CSV column(s) ignored: {', '.join(unknown)}")
+        yield SM611.problem(Location(source, header_line), f"unknown CSV column(s) ignored: {', '.join(unknown)}")
     loc_i = columns.index("loc") if "loc" in columns else columns.index("url")
     index = {name: columns.index(name) for name in ("lastmod", "changefreq", "priority") if name in columns}
-    while True:
-        start = feed.lineno + 1
+    for start, line in lines:
         try:
-            row = next(reader)
-        except StopIteration:
-            return
+            row = _csv_row(line)
         except csv.Error as exc:
-            yield _problem(source, start, f"bad CSV: {exc}")
+            yield _problem(source, start, f"bad CSV row: {exc}")
             continue
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) > len(columns):
-            yield _problem(source, start, f"{len(row)} fields but the header has {len(columns)}")
+            yield _problem(source, start, f"{len(row)} fields but the header has {len(columns)}: extra "
+                                          f"value(s) {', '.join(repr(c) for c in row[len(columns):][:3])}")
             continue
         cells = [c.strip() for c in row] + [""] * (len(columns) - len(row))
         loc = cells[loc_i]
@@ -238,7 +282,10 @@ def _iter_csv(lines: Iterator[tuple[int, str]], source: str) -> Iterator[InputIt
             lastmod_text = cells[index["lastmod"]] if "lastmod" in index else ""
             lastmod: LastMod | None = None
             if lastmod_text:
-                lastmod = parse_lastmod_lenient(lastmod_text)
+                try:
+                    lastmod = parse_lastmod_lenient(lastmod_text)
+                except (ValueError, OverflowError):  # an out-of-range date is an unreadable date
+                    lastmod = None
                 if lastmod is None:
                     raise InvalidValueError(f"lastmod: not a date: {lastmod_text!r}", field="lastmod")
             changefreq = cells[index["changefreq"]] if "changefreq" in index else ""

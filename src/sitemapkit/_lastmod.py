@@ -34,12 +34,15 @@ class Precision(enum.Enum):
 _W3C = re.compile(
     r"(?P<y>\d{4})(?:-(?P<mo>\d{2})(?:-(?P<d>\d{2})"
     r"(?:T(?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.(?P<f>\d+))?)?"
-    r"(?P<tz>Z|[+-]\d{2}:\d{2})?)?)?)?"
+    r"(?P<tz>Z|[+-]\d{2}:\d{2})?)?)?)?",
+    re.ASCII,  # W3C digits are ASCII ones; ``\d`` would also take other scripts' digits
 )
 
 
 def _check(m: re.Match[str], text: str) -> None:
     y, mo, d = int(m["y"]), m["mo"], m["d"]
+    if y == 0:  # no year 0 in the proleptic Gregorian calendar Python's dates use (and the XSD has none)
+        raise InvalidValueError(f"year out of range in lastmod {text!r}", field="lastmod", value=text)
     if mo is not None and not 1 <= int(mo) <= 12:
         raise InvalidValueError(f"month out of range in lastmod {text!r}", field="lastmod", value=text)
     if d is not None:
@@ -60,8 +63,9 @@ def _check(m: re.Match[str], text: str) -> None:
 # are possessive (``?+``): each starts with its own character, so there is never a second way to match and the
 # engine need not keep backtracking points (~30% faster; same language).
 _VALID_BY_FORM = re.compile(
-    r"\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1\d|2[0-8])"
-    r"(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d++)?+)?+(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d)?+)?+)?+)?+"
+    r"(?!0000)\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1\d|2[0-8])"
+    r"(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d++)?+)?+(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d)?+)?+)?+)?+",
+    re.ASCII,
 ).fullmatch
 
 
@@ -202,8 +206,12 @@ def format_datetime(value: datetime) -> str:
 
 # Lenient forms seen in the wild, each turned into W3C text.
 _SPACE_SEP = re.compile(
-    r"(\d{4}-\d{2}-\d{2})[ tT](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)\s*(z|Z|UTC|GMT|[+-]\d{2}:?\d{2}|[+-]\d{2})?"
+    r"(\d{4}-\d{2}-\d{2})[ tT](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)\s*(z|Z|UTC|GMT|[+-]\d{2}:?\d{2}|[+-]\d{2})?",
+    re.ASCII,
 )
+#: A UTC offset beyond this many seconds is no real zone (UTC-12 to UTC+14; RFC 822 allows +-9959 in form only).
+_MAX_OFFSET = 14 * 3600
+_LONG_NUMBER = re.compile(r"\d{5}", re.ASCII).search
 
 
 def parse_lastmod_lenient(text: str) -> LastMod | None:
@@ -231,15 +239,25 @@ def parse_lastmod_lenient(text: str) -> LastMod | None:
             return LastMod(f"{day}T{clock}{tzs}")
         except InvalidValueError:
             return None
-    parsed = parsedate_tz(text)
-    if parsed is not None:
-        y, mo, d, h, mi, s = parsed[:6]
-        if y < 100:  # RFC 822 two-digit years
-            y += 2000 if y < 70 else 1900
-        offset = parsed[9]
-        try:
-            dt = datetime(y, mo, d, h, mi, s, tzinfo=timezone(timedelta(seconds=offset or 0)))
-            return LastMod(format_datetime(dt).replace("+00:00", "Z") if not offset else format_datetime(dt))
-        except (ValueError, InvalidValueError):
-            return None
-    return None
+    if _LONG_NUMBER(text) is not None:
+        return None  # no RFC 822 field has more than 4 digits (the parser would drop such an offset silently)
+    try:
+        parsed = parsedate_tz(text)
+    except (ValueError, OverflowError):
+        return None
+    if parsed is None:
+        return None
+    y, mo, d, h, mi, s = parsed[:6]
+    offset = parsed[9] or 0
+    # The parser hands back whatever digits it found: a year of 20 digits or an offset of +99999999999999999999
+    # is no date (and overflows datetime/timedelta, whose fields are C integers).
+    if not (0 <= y <= 9999 and 1 <= mo <= 12 and 1 <= d <= 31 and 0 <= h <= 24 and 0 <= mi <= 59 and 0 <= s <= 61
+            and -_MAX_OFFSET <= offset <= _MAX_OFFSET):
+        return None
+    if y < 100:  # RFC 822 two-digit years
+        y += 2000 if y < 70 else 1900
+    try:
+        dt = datetime(y, mo, d, h, mi, s, tzinfo=timezone(timedelta(seconds=offset)))
+        return LastMod(format_datetime(dt).replace("+00:00", "Z") if not offset else format_datetime(dt))
+    except (ValueError, OverflowError, InvalidValueError):
+        return None

@@ -544,6 +544,15 @@ def _build(cls: type[T], data: object, where: str) -> T:
     try:
         return cls(**kwargs)
     except TypeError as exc:
+        import inspect
+
+        required = [p.name for p in inspect.signature(cls).parameters.values()
+                    if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_KEYWORD
+                    and p.kind is not inspect.Parameter.VAR_POSITIONAL and p.name not in kwargs]
+        if required:
+            fields_text = ", ".join(f'"{name}"' for name in required)
+            raise InvalidEntryError(f"{where}: no {fields_text} field{'s' if len(required) > 1 else ''}",
+                                    field=where, value=data) from None
         raise InvalidEntryError(f"{where}: {exc}", field=where, value=data) from None
 
 

@@ -25,10 +25,19 @@ from typing import BinaryIO, Protocol
 
 from sitemapkit import _read_codes as C
 from sitemapkit._exceptions import LimitExceededError, ParseError, SitemapkitError
-from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_INDEX_ENTRIES
 from sitemapkit._model import SitemapRef, UrlEntry
 from sitemapkit._problems import Location, Problem, ProblemCode, Severity
-from sitemapkit._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, detect_encoding, is_gzip, sniff_kind
+from sitemapkit._sniff import (
+    DocumentKind,
+    EncodingInfo,
+    GzipDecoder,
+    GzipNestingError,
+    KindInfo,
+    detect_encoding,
+    is_gzip,
+    sniff_kind,
+)
 
 __all__ = [
     "Event",
@@ -108,6 +117,7 @@ class SitemapParser:
         self._head = b""  # until gzip is decided
         self._gz_decided = False
         self._gz: GzipDecoder | None = None
+        self._gz_carry = b""  # compressed bytes short of a whole step (_GZ_STEP)
         self._prefix = bytearray()  # until the kind is decided
         self._engine: _Engine | None = None
         self._kind: DocumentKind | None = None
@@ -140,22 +150,57 @@ class SitemapParser:
     def gzip_layers(self) -> int:
         return self._gz.layers if self._gz is not None else 0
 
+    @property
+    def stopped(self) -> bool:
+        """True once reading has stopped (a fatal error, a budget, not a sitemap): further input is ignored, so a
+        caller may stop reading its stream and call :meth:`close`."""
+        return self._stopped
+
     def feed(self, data: bytes) -> list[Event]:
-        """Read the next piece of the document; returns the events it completed."""
+        """Read the next piece of the document; returns the events it completed (all of them at once: for
+        compressed input of unknown ratio, :meth:`feed_steps` keeps memory bounded)."""
         if self._closed:
             raise ReaderStateError("feed() called after close()")
         if data and not self._stopped:
             self._feed(bytes(data))
         return self._take()
 
+    def feed_steps(self, data: bytes) -> Iterator[list[Event]]:
+        """:meth:`feed` in bounded steps: yields the events completed after each slice of document bytes (at most
+        256 KiB of inflated gzip), so a gzip bomb's events never pile up. Exhaust it before the next call."""
+        if self._closed:
+            raise ReaderStateError("feed() called after close()")
+        return self._batches_of(self._steps(bytes(data)) if data and not self._stopped else iter(()))
+
     def close(self) -> list[Event]:
         """End of the document: flush, report truncation, and return the last events."""
         if self._closed:
             raise ReaderStateError("close() called twice")
         self._closed = True
+        for _ in self._close_steps():
+            pass
+        return self._take()
+
+    def close_steps(self) -> Iterator[list[Event]]:
+        """:meth:`close` in bounded steps, as :meth:`feed_steps`."""
+        if self._closed:
+            raise ReaderStateError("close() called twice")
+        self._closed = True
+        return self._batches_of(self._close_steps())
+
+    def _batches_of(self, steps: Iterator[None]) -> Iterator[list[Event]]:
+        for _ in steps:
+            if self._out:
+                yield self._take()
+        if self._out:
+            yield self._take()
+
+    def _close_steps(self) -> Iterator[None]:
         if not self._stopped:
             if not self._gz_decided:
-                self._feed(b"", final=True)  # a document shorter than the gzip magic
+                yield from self._steps(b"", final=True)  # a document shorter than the gzip magic
+            if self._gz is not None and self._gz_carry and not self._stopped:
+                yield from self._steps(b"", final=True)
             if self._gz is not None and not self._stopped:
                 for piece in self._gz.flush():
                     self._body(piece)
@@ -168,7 +213,6 @@ class SitemapParser:
                 self._start(final=True)
             if not self._stopped and self._engine is not None:
                 self._engine.close()
-        return self._take()
 
     # --- for the engines ----------------------------------------------------------------------------------
     def problem(
@@ -205,6 +249,9 @@ class SitemapParser:
         elif hash(item.loc) in seen:
             self.problem(C.DUPLICATE_LOC, f"duplicate loc {item.loc}", line, column, item.loc)
         self._items += 1
+        if self._items == MAX_INDEX_ENTRIES + 1 and self._kind is DocumentKind.INDEX:
+            self.problem(C.INDEX_TOO_BIG, f"sitemap {self._items:,} of this index: an index lists at most "
+                         f"{MAX_INDEX_ENTRIES:,} sitemaps; split it", line, column, item.loc)
         if self.positions:
             self._out.append(Located(item, line, column, raw_loc))
         else:
@@ -244,6 +291,12 @@ class SitemapParser:
         return head
 
     def _feed(self, data: bytes, *, final: bool = False) -> None:
+        for _ in self._steps(data, final=final):
+            pass
+
+    def _steps(self, data: bytes, *, final: bool = False) -> Iterator[None]:
+        """Read ``data``, yielding after each piece handed to the engine (one slice of inflated gzip at most), so
+        that the events of a highly compressed document can be taken as they come."""
         if not self._gz_decided:
             self._head += data
             data = self._decide_gzip(final=final)
@@ -261,18 +314,32 @@ class SitemapParser:
                     self._limit()
                 return
             self._body(data)
+            yield
             return
-        for start in range(0, len(data), _GZ_STEP):
+        # The inflater gets the compressed stream in steps at fixed offsets (a short step only at the end), whatever
+        # the caller's chunking: what a corrupt step loses and where the budget stops then do not depend on it.
+        if self._gz_carry:
+            data = self._gz_carry + data
+            self._gz_carry = b""
+        end = len(data) if final else len(data) - len(data) % _GZ_STEP
+        self._gz_carry = data[end:]
+        for start in range(0, end, _GZ_STEP):
             try:
-                pieces = gz.decompress(data[start:start + _GZ_STEP])
+                # Lazily, one slice at a time: whatever the ratio (gzip in gzip too), no more than one slice per
+                # layer is inflated before its events are taken.
+                for piece in gz.iter_decompress(data[start:start + _GZ_STEP]):
+                    self._body(piece)
+                    if self._stopped:
+                        return
+                    yield
+            except GzipNestingError as exc:
+                self.problem(C.GZIP_LAYERS, f"{exc}; reading stopped")
+                self._stopped = True
+                return
             except zlib.error as exc:
                 self.problem(C.BAD_GZIP, f"corrupt gzip data ({exc}); reading stopped")
                 self._stopped = True
                 return
-            for piece in pieces:
-                self._body(piece)
-                if self._stopped:
-                    return
             if gz.exceeded:
                 self._limit()
                 return
@@ -383,8 +450,8 @@ def _collect(events: Iterator[Event], parser: SitemapParser) -> ParseResult:
 
 def _batches(parser: SitemapParser, chunks: Iterator[bytes]) -> Iterator[list[Event]]:
     for chunk in chunks:
-        yield parser.feed(chunk)
-    yield parser.close()
+        yield from parser.feed_steps(chunk)
+    yield from parser.close_steps()
 
 
 def _drive(parser: SitemapParser, chunks: Iterator[bytes]) -> Iterator[Event]:

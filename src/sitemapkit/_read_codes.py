@@ -100,9 +100,15 @@ FEED_ITEM_NO_LINK = define_code(
     "SM127", _W, "feed item without a link; skipped",
     "Give each RSS item a <link> (or a permalink <guid>) and each Atom entry a <link rel=\"alternate\">.",
     area=_A)
+GZIP_LAYERS = define_code(
+    "SM128", _E, "too many gzip layers; reading stopped",
+    "Compress the sitemap once: gzip inside gzip inside gzip (more than 3 layers) is not read.", area=_A)
 BARE_AMPERSAND = define_code(
     "SM129", _W, "unescaped & read as &amp;",
     "Escape & as &amp; in URLs and text (or wrap the text in CDATA); strict XML parsers stop at it.", area=_A)
+INDEX_TOO_BIG = define_code(
+    "SM130", _W, "more than 50,000 sitemaps in one index",
+    "A sitemap index lists at most 50,000 sitemaps (RULES.md 10): split it into several index files.", area=_A)
 #: Warnings that strict mode treats as errors (everything but advisory findings such as duplicates and feed
 #: items without a link).
 STRICT_FATAL: frozenset[str] = frozenset(

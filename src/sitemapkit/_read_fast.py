@@ -48,10 +48,12 @@ XHTML_NS = "http://www.w3.org/1999/xhtml"
 ENABLED = True
 
 # Prolog up to the end of the root start tag: XML declaration, PIs (xml-stylesheet), comments and whitespace,
-# then an unprefixed <urlset> with plain attributes (no entity references in their values).
+# then an unprefixed <urlset> with plain attributes (no entity references in their values). A PI ends at its first
+# "?>" and a comment at its first "-->" (atomic groups): the match on a prefix of the document is the match on the
+# whole, so whether the lane starts does not depend on how the bytes were cut.
 _S = rb"[ \t\r\n]"
 _PROLOG = re.compile(
-    rb"(?:\xef\xbb\xbf)?(?:<\?.*?\?>|<!--.*?-->|" + _S + rb"+)*?"
+    rb"(?:\xef\xbb\xbf)?(?:(?><\?.*?\?>)|(?><!--.*?-->)|" + _S + rb"+)*?"
     rb"<urlset(?:" + _S + rb"++[A-Za-z_:][A-Za-z0-9_.:\-]*+" + _S + rb"*+=" + _S + rb"*+"
     rb"(?:\"[^\"<&]*+\"|'[^'<&]*+'))*+" + _S + rb"*+>",
     re.S,

@@ -66,6 +66,7 @@ class TextEngine:
     def _lines(self, text: str, *, final: bool) -> None:
         if self._cr and text.startswith("\n"):  # the second half of a CRLF split across chunks
             text = text[1:]
+            self._cr = False  # that line feed is used up: a further one is a line break of its own
         if text:
             self._cr = text.endswith("\r")
         parts = _EOL.split(self._buf + text if self._buf else text)

@@ -101,6 +101,17 @@ def _split(tag: object) -> tuple[str | None, str]:
     return None, tag
 
 
+def _last_fatal(log: Any) -> Any:
+    """The last fatal error of an lxml error log (None when there is none)."""
+    for entry in reversed(log):
+        if entry.level == _FATAL:
+            return entry
+    return None
+
+
+_FATAL = etree.ErrorLevels.FATAL
+
+
 def _text(el: Any) -> str:
     """The element's text content (CDATA included; child elements' text appended, as lenient readers do)."""
     if len(el):
@@ -273,15 +284,38 @@ class XmlEngine:
         if self._decoder is not None:
             if self._first:
                 data = data[self._bom:]
+            state = self._decoder.getstate()
             try:
                 data = self._decoder.decode(data).encode("utf-8")
             except UnicodeDecodeError as exc:
-                self._drain()
-                self.o.problem(C.UNDECODABLE, f"bytes are not valid {exc.encoding}: {exc.reason}; reading stopped")
-                self._die()
+                # The characters before the bad bytes are read first (an error in them is the report, as when
+                # they came in an earlier chunk), then reading stops at the bad bytes.
+                self._feed_utf8(self._decodable_prefix(state, data, exc))
+                if not self._dead:
+                    self._drain()
+                    self.o.problem(C.UNDECODABLE,
+                                   f"bytes are not valid {exc.encoding}: {exc.reason}; reading stopped")
+                    self._die()
                 return
         elif self._first and self._bom:
             data = data[self._bom:]
+        self._feed_utf8(data)
+
+    def _decodable_prefix(self, state: tuple[bytes, int], data: bytes, exc: UnicodeDecodeError) -> bytes:
+        """UTF-8 of the characters of ``data`` before the bytes ``exc`` rejected (decoded from ``state``)."""
+        decoder = self._decoder
+        assert decoder is not None
+        pending = state[0] if isinstance(state[0], bytes) else b""
+        end = exc.start - len(pending) if exc.object[:len(pending)] == pending else -1
+        if end <= 0:
+            return b""
+        decoder.setstate(state)
+        try:
+            return decoder.decode(data[:end]).encode("utf-8")
+        except UnicodeDecodeError:
+            return b""
+
+    def _feed_utf8(self, data: bytes) -> None:
         if self._first:
             self._first = False
             if self._strip_ws:
@@ -316,13 +350,22 @@ class XmlEngine:
         self._lx_feed(data)
 
     def _lx_feed(self, data: bytes) -> None:
+        p = self._p
         try:
-            self._p.feed(data)
+            p.feed(data)
         except etree.XMLSyntaxError as exc:
             self._drain()
             self._syntax_error(exc, at_close=False)
             return
         self._drain()
+        # libxml2 stops at some fatal errors (an undefined entity) without failing this feed: lxml raises only at
+        # the next feed or at close, with a message about whatever came next. Reported here, from the log, it is
+        # the same error at the same place whatever the chunking.
+        log = p.feed_error_log
+        if log and not self._dead:
+            fatal = _last_fatal(log)
+            if fatal is not None:
+                self._report_syntax(fatal.message, fatal.line, fatal.column, at_close=False)
 
     def close(self) -> None:
         if self._dead:
@@ -379,10 +422,16 @@ class XmlEngine:
         self.o.stop()
 
     def _syntax_error(self, exc: etree.XMLSyntaxError, *, at_close: bool) -> None:
-        entry: Any = getattr(exc.error_log, "last_error", None)
+        # This parser's own log (``exc.error_log`` also holds entries of earlier documents read in this thread).
+        entry: Any = _last_fatal(self._p.feed_error_log) or getattr(exc.error_log, "last_error", None)
         message = entry.message if entry is not None and entry.message else _ERROR_SUFFIX.sub("", str(exc))
         line = (entry.line if entry is not None else exc.lineno) or None
         column = (entry.column if entry is not None else None) or None
+        self._report_syntax(message, line, column, at_close=at_close)
+
+    def _report_syntax(self, message: str, line: int | None, column: int | None, *, at_close: bool) -> None:
+        line = line or None
+        column = column or None
         if line is not None:
             if line == self._col_fix_line and column is not None:
                 column += self._col_fix
@@ -417,13 +466,16 @@ class XmlEngine:
             handle(el)
             last = el
         if last is not None:
-            # Free what was read: every complete sibling up to the last item handled (their end events are
-            # behind us; the element being built is further on). Batched per feed: cheaper than per item.
+            # Free what was read: every complete sibling *before* the last item handled. The last one stays in
+            # the tree with its tail: libxml2 may still be appending text to that tail (it grows the parent's
+            # last text node in place, keeping its length in the parser context), so freeing it, or making an
+            # older text node the parent's last child, lets the next feed write past a freed or short buffer.
+            # The siblings before it are complete: a later start tag ended their tails. Batched per feed.
             parent = last.getparent()
             if parent is not None:
-                del parent[:parent.index(last) + 1]
-            else:
-                last.clear()
+                index = parent.index(last)
+                if index:
+                    del parent[:index]
 
     # --- classification ---------------------------------------------------------------------------------------
     def _classify(self, tag: object) -> int:

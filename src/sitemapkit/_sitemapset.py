@@ -5,17 +5,22 @@ Data flow of :class:`SitemapSetWriter`::
     add(entry) -> for each format: render -> current file (XML: body spool; txt/html: final temp file)
                   roll before a limit would be crossed (URLs, uncompressed bytes, news entries)
     close()    -> finish files (XML: root with exactly the namespaces used + spooled body + end tag,
-                  gzip-compressed on that pass) -> index -> rename into place (index last)
-               -> manifest file -> remove stale files of the previous run -> Manifest
+                  gzip-compressed on that pass) -> index -> manifest listing old + new files
+               -> rename children into place -> rename entry points (index last) -> remove the previous
+                  run's files -> manifest of the new set -> Manifest
 
 Everything is written inside ``OUT/.sitemapkit-tmp-<token>/`` first; nothing in OUT changes until every file is
 complete. A failure (or ``abort()``, or an exception leaving the ``with`` block) deletes the temp directory and
-leaves the previous set as it was. A killed run leaves only its temp directory, which the next run removes.
+leaves the previous set as it was. Publishing is a swap: the children an index (or ``sitemap.html``) lists are
+named with the run's generation (``sitemap-<gen>-<n>.xml``, a number the manifest keeps), so they never replace
+a file the old index lists; the index is renamed over the old one last (the swap point), and only then are the
+old files deleted. A kill at any moment leaves the old set or the new one complete; what it leaves besides (a
+temp directory, unreferenced children) is listed in the manifest or removed by the next run.
 
-Which files are "ours": the names this writer gives (``sitemap.xml``, ``sitemap-<n>.xml``, ``.gz`` variants,
-``.txt``, ``.html``, ``sitemap.xsl``) are recorded in ``OUT/.sitemapkit-manifest.json``. Stale-file removal only
-ever deletes files listed in the previous manifest that the new run did not write; a file the user put in OUT
-is never touched, even when its name looks like ours.
+Which files are "ours": the names this writer gives (``sitemap.xml``, ``sitemap-<gen>-<n>.xml``, ``.gz``
+variants, ``.txt`` (split: ``sitemap-<n>.txt``), ``.html``, ``sitemap.xsl``) are recorded in
+``OUT/.sitemapkit-manifest.json``. Stale-file removal only ever deletes files listed in the previous manifest
+that the new run did not write; a file the user put in OUT is never touched, even when its name looks like ours.
 """
 
 from __future__ import annotations
@@ -611,45 +616,66 @@ class SitemapSetWriter:
         return manifest
 
     def _publish(self) -> Manifest:
+        """Move the finished files into OUT as a swap: children under names no earlier set used, the entry
+        points (index, ``sitemap.html``) replaced last, the previous set's files deleted after. A kill at any
+        point leaves the old set or the new one complete (plus, at worst, unreferenced files the manifest lists
+        so that the next run deletes them)."""
         for roller in self._rollers:
             roller.finish()
-        plan: list[tuple[_Done, str]] = []  # (temp file, final name), in rename order: entry points last
-        last: list[tuple[_Done, str]] = []
-        entry_point: str | None = None
+        previous, previous_generation = _read_manifest_state(self.out_dir)
+        layout: list[tuple[_Roller, str, str]] = []  # (roller, file suffix, entry-point name)
         gz = ".gz" if self._gzip else ""
         for roller in self._rollers:
             ext = roller.fmt
             suffix = f".{ext}{gz if ext != 'html' else ''}"
-            top = f"{self.basename}{suffix}"
+            if ext == "xml" and len(roller.done) > MAX_INDEX_ENTRIES:
+                raise PublishError(f"{len(roller.done)} sitemap files exceed the {MAX_INDEX_ENTRIES} an index "
+                                   "may list")
+            layout.append((roller, suffix, f"{self.basename}{suffix}"))
+        generation = self._new_generation(layout, previous, previous_generation)
+        plan: list[tuple[_Done, str]] = []  # (temp file, final name), in rename order: entry points last
+        last: list[tuple[_Done, str]] = []
+        entry_point: str | None = None
+        for roller, suffix, top in layout:
             if len(roller.done) == 1:
                 plan.append((roller.done[0], top))
                 entry_point = entry_point or top
                 continue
-            if ext == "xml" and len(roller.done) > MAX_INDEX_ENTRIES:
-                raise PublishError(f"{len(roller.done)} sitemap files exceed the {MAX_INDEX_ENTRIES} an index "
-                                   "may list")
-            names = [f"{self.basename}-{i}{suffix}" for i in range(1, len(roller.done) + 1)]
+            names = self._child_names(roller, suffix, generation)
             plan.extend(zip(roller.done, names, strict=True))
-            if ext == "xml":
+            if roller.fmt == "xml":
                 last.append((self._write_index(roller.done, names), top))
                 entry_point = entry_point or top
-            elif ext == "html":
+            elif roller.fmt == "html":
                 last.append((self._write_html_pages(names), top))
         if self._xsl == "default":
             plan.insert(0, (self._write_xsl(), XSL_NAME))
-        # Rename into place: children first, the index (the entry point) last.
+        written = [name for _done, name in plan + last]
+        # Before anything moves: the manifest lists the old files and the new ones, so whatever a kill leaves
+        # in OUT is known to the next run, which deletes what its own set does not use.
+        self._write_manifest(sorted(set(previous) | set(written)), generation)
         files: list[SitemapFile] = []
-        for done, name in plan + last:
-            target = self.out_dir / name
-            try:
-                os.replace(done.tmp, target)
-            except OSError as exc:
-                raise PublishError(f"cannot move {name} into {self.out_dir}: {exc.strerror or exc}") from exc
-            files.append(SitemapFile(target, self.base_url + name, done.kind, done.urls, done.raw,
-                                     done.stored, done.news))
-        written = {f.path.name for f in files}
-        removed = self._remove_stale(written)
-        self._write_manifest(sorted(written))
+        moved: list[Path] = []
+        try:
+            for done, name in plan + last:  # children first, the entry points last
+                target = self.out_dir / name
+                try:
+                    os.replace(done.tmp, target)
+                except OSError as exc:
+                    raise PublishError(f"cannot move {name} into {self.out_dir}: {exc.strerror or exc}") from exc
+                moved.append(target)
+                files.append(SitemapFile(target, self.base_url + name, done.kind, done.urls, done.raw,
+                                         done.stored, done.news))
+        except BaseException:
+            # The old entry points still stand (they are replaced last): take back the fresh children.
+            fresh = set(written) - set(previous)
+            for path in moved:
+                if path.name in fresh:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+            raise
+        removed = self._remove_stale(previous, set(written))
+        self._write_manifest(sorted(written), generation)
         with contextlib.suppress(OSError):
             self._tmp_dir.rmdir()
         return Manifest(
@@ -661,6 +687,28 @@ class SitemapSetWriter:
             removed=tuple(removed),
             problems=self._warnings.problems(),
         )
+
+    def _child_names(self, roller: _Roller, suffix: str, generation: int) -> list[str]:
+        """Names of a split format's files. XML and HTML children are listed by an entry point (the index,
+        ``sitemap.html``) and carry the run's generation (``sitemap-<gen>-<n>.xml``), so a new set never
+        overwrites a file the old entry point lists. Text sitemaps have no index: each file is submitted on
+        its own and keeps a stable name (``sitemap-<n>.txt``), replaced atomically."""
+        count = len(roller.done)
+        if roller.fmt == "txt":
+            return [f"{self.basename}-{i}{suffix}" for i in range(1, count + 1)]
+        return [f"{self.basename}-{generation}-{i}{suffix}" for i in range(1, count + 1)]
+
+    def _new_generation(self, layout: list[tuple[_Roller, str, str]], previous: list[str],
+                        previous_generation: int) -> int:
+        """The first generation after the previous run's whose child names are all unused in OUT."""
+        taken = set(previous)
+        generation = previous_generation + 1
+        while True:
+            names = [name for roller, suffix, _top in layout if len(roller.done) > 1 and roller.fmt != "txt"
+                     for name in self._child_names(roller, suffix, generation)]
+            if not any(name in taken or (self.out_dir / name).exists() for name in names):
+                return generation
+            generation += 1
 
     def _write_index(self, done: list[_Done], names: list[str]) -> _Done:
         tmp = self._tmp_dir / "index"
@@ -691,8 +739,8 @@ class SitemapSetWriter:
         tmp.write_bytes(data)
         return _Done(tmp, "xsl", 0, 0, len(data), len(data), _now())
 
-    def _remove_stale(self, written: set[str]) -> list[Path]:
-        previous = _read_manifest(self.out_dir)
+    def _remove_stale(self, previous: list[str], written: set[str]) -> list[Path]:
+        """Delete the files the previous manifest listed that this run did not write (never anything else)."""
         removed = []
         for name in previous:
             if name in written or "/" in name or name.startswith(".") or name == MANIFEST_NAME:
@@ -707,22 +755,32 @@ class SitemapSetWriter:
                 raise PublishError(f"cannot remove stale file {path}: {exc.strerror or exc}") from exc
         return removed
 
-    def _write_manifest(self, names: list[str]) -> None:
+    def _write_manifest(self, names: list[str], generation: int) -> None:
         tmp = self._tmp_dir / "manifest"
-        tmp.write_text(json.dumps({"written_by": "sitemapkit", "files": names}, indent=1) + "\n",
-                       encoding="utf-8")
+        tmp.write_text(json.dumps({"written_by": "sitemapkit", "generation": generation, "files": names},
+                                  indent=1) + "\n", encoding="utf-8")
         os.replace(tmp, self.out_dir / MANIFEST_NAME)
 
 
 def _read_manifest(out_dir: Path) -> list[str]:
+    """The file names the last run's manifest lists (none when there is no readable manifest)."""
+    return _read_manifest_state(out_dir)[0]
+
+
+def _read_manifest_state(out_dir: Path) -> tuple[list[str], int]:
+    """The last run's file names and generation (0 when unknown)."""
     try:
         data = json.loads((out_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
-    files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, list):
-        return []
-    return [f for f in files if isinstance(f, str)]
+        return [], 0
+    if not isinstance(data, dict):
+        return [], 0
+    files = data.get("files")
+    generation = data.get("generation")
+    names = [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+    if isinstance(generation, int) and not isinstance(generation, bool) and 0 <= generation < 10**9:
+        return names, generation
+    return names, 0
 
 
 def write_sitemaps(

@@ -19,6 +19,7 @@ import codecs
 import enum
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sitemapkit._exceptions import LimitExceededError
@@ -30,6 +31,7 @@ __all__ = [
     "DocumentKind",
     "EncodingInfo",
     "GzipDecoder",
+    "GzipNestingError",
     "KindInfo",
     "Sniffed",
     "decompress",
@@ -77,48 +79,79 @@ def is_gzip(data: bytes) -> bool:
     return data[:2] == GZIP_MAGIC
 
 
-class _Layer:
-    """One gzip stream (possibly several concatenated members)."""
+class GzipNestingError(zlib.error):
+    """Gzip inside gzip deeper than ``max_layers``: no server compresses that often by mistake. A subclass of
+    ``zlib.error``, so every caller that handles corrupt gzip data stops on it too."""
 
-    __slots__ = ("_d", "_done", "_trailing")
+
+class _Layer:
+    """One gzip stream (possibly several concatenated members, NUL padding between or after them allowed)."""
+
+    __slots__ = ("_between", "_d", "_done", "_trailing")
 
     def __init__(self) -> None:
         self._d = zlib.decompressobj(wbits=31)
         self._done = False
         self._trailing = False
+        #: After a member's end: the bytes seen since, until they show another member (magic) or garbage.
+        self._between: bytes | None = None
 
-    def inflate(self, data: bytes, room: int | None) -> list[bytes]:
-        """Inflate ``data``; stop early once more than ``room`` bytes came out (the budget is blown anyway)."""
-        out: list[bytes] = []
-        d = self._d
-        produced = 0
-        while data and not self._done:
+    @property
+    def finished(self) -> bool:
+        """True once a member ended (what follows it, if anything, is another member or ignored)."""
+        return self._done or self._between is not None
+
+    def inflate(self, data: bytes) -> Iterator[bytes]:
+        """Inflate ``data`` lazily, in slices of at most ``_SLICE`` bytes: whatever the compression ratio, only
+        one slice exists at a time (zlib's ``max_length``; the input it did not reach waits in
+        ``unconsumed_tail``). The caller must exhaust the iterator before the next call."""
+        while not self._done:
+            if self._between is not None:
+                # After a member: another member (its magic may be cut by the read boundary), NUL padding, or
+                # trailing garbage. Decided the same way however the bytes arrive.
+                data = self._between + data
+                if data[:2] == GZIP_MAGIC:
+                    self._between = None
+                    self._d = zlib.decompressobj(wbits=31)
+                elif data == GZIP_MAGIC[:1]:
+                    self._between = data
+                    return
+                elif not data.strip(b"\x00"):
+                    self._between = data[:1]  # b"\x00" remembers padding: a member after it is garbage
+                    return
+                else:
+                    self._trailing = True
+                    self._done = True
+                    return
+            d = self._d
             chunk = d.decompress(data, _SLICE)
-            if chunk:
-                out.append(chunk)
-                produced += len(chunk)
-                if room is not None and produced > room:
-                    break
             data = d.unconsumed_tail
             if d.eof:
-                rest = d.unused_data
-                if rest[:2] == GZIP_MAGIC:  # another member follows
-                    self._d = d = zlib.decompressobj(wbits=31)
-                    data = rest
-                else:
-                    if rest.strip(b"\x00"):
-                        self._trailing = True
-                    self._done = True
-        return out
+                data = d.unused_data
+                self._between = b""
+            if chunk:
+                yield chunk
+            if not data and (self._between is not None or len(chunk) < _SLICE):
+                return  # input used up (a full slice may leave output inside zlib: ask again with no input)
+
+    def finish(self) -> None:
+        """End of input: a cut-off magic byte (or any non-NUL byte) after the last member is trailing data."""
+        if self._between:
+            if self._between.strip(b"\x00"):
+                self._trailing = True
+            self._between = b""
 
 
 class GzipDecoder:
     """Incremental gzip inflater with nested layers and a budget.
 
-    ``decompress(data)`` returns the output so far as a list of byte slices (each at most 256 KiB); ``finished``
-    tells whether the stream ended where gzip says it should. Every layer's output counts against ``max_bytes``:
-    the output stops exactly at the budget and ``exceeded`` becomes True (``limit_error()`` builds the
-    :class:`~sitemapkit.LimitExceededError` to raise or report). Corrupt data raises ``zlib.error``.
+    ``iter_decompress(data)`` yields the output as byte slices of at most 256 KiB, lazily: whatever the
+    compression ratio or the nesting, memory holds one slice per layer (exhaust the iterator before the next
+    call). ``decompress(data)`` returns the same slices as a list. ``finished`` tells whether the stream ended where
+    gzip says it should. Every layer's output counts against ``max_bytes``: the output stops exactly at the budget
+    and ``exceeded`` becomes True (``limit_error()`` builds the :class:`~sitemapkit.LimitExceededError` to raise or
+    report). Corrupt data raises ``zlib.error``; gzip nested deeper than ``max_layers`` raises
+    :class:`GzipNestingError` (a ``zlib.error``).
     """
 
     def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_DECOMPRESSED_BYTES, max_layers: int = MAX_GZIP_LAYERS,
@@ -132,6 +165,8 @@ class GzipDecoder:
         self._head_decided = False
         #: Set once the budget was reached: the output stops there and further input is ignored.
         self.exceeded = False
+        #: Set once gzip was found nested deeper than ``max_layers`` (GzipNestingError was raised).
+        self.too_deep = False
 
     @property
     def layers(self) -> int:
@@ -150,61 +185,70 @@ class GzipDecoder:
     @property
     def finished(self) -> bool:
         """True when every layer reached its gzip end-of-stream marker."""
-        return all(layer._done for layer in self._layers)
+        return all(layer.finished for layer in self._layers)
 
-    def _count(self, level: int, chunks: list[bytes]) -> list[bytes]:
+    def _count(self, level: int, chunk: bytes) -> bytes:
         """Add to the layer's total; past the budget, trim the output to the budget and mark ``exceeded``."""
-        total = self._totals[level] + sum(len(c) for c in chunks)
+        total = self._totals[level] + len(chunk)
         if self.max_bytes is not None and total > self.max_bytes:
-            room = self.max_bytes - self._totals[level]
-            kept: list[bytes] = []
-            for c in chunks:
-                if room <= 0:
-                    break
-                kept.append(c[:room])
-                room -= len(c)
+            chunk = chunk[:self.max_bytes - self._totals[level]]
             self._totals[level] = self.max_bytes
             self.exceeded = True
-            return kept
+            return chunk
         self._totals[level] = total
-        return chunks
+        return chunk
 
     def limit_error(self) -> LimitExceededError:
         return LimitExceededError(
             f"decompressed data exceeds the budget of {self.max_bytes or 0:,} bytes",
             limit=self.max_bytes, source=self.source)
 
-    def _push(self, level: int, data: bytes) -> list[bytes]:
-        if self.exceeded:
-            return []
-        room = None if self.max_bytes is None else self.max_bytes - self._totals[level]
-        chunks = self._count(level, self._layers[level].inflate(data, room))
-        if level + 1 < len(self._layers):
-            out: list[bytes] = []
-            for c in chunks:
-                out.extend(self._push(level + 1, c))
-            return out
-        if self._head_decided or not chunks:
-            return chunks
-        # Innermost layer: is its output gzip again?
-        self._head += b"".join(chunks)
+    def _push(self, level: int, data: bytes) -> Iterator[bytes]:
+        for chunk in self._layers[level].inflate(data):
+            chunk = self._count(level, chunk)
+            if chunk:
+                if level + 1 < len(self._layers):
+                    yield from self._push(level + 1, chunk)
+                elif self._head_decided:
+                    yield chunk
+                else:
+                    yield from self._innermost(level, chunk)
+            if self.exceeded:
+                return
+
+    def _innermost(self, level: int, chunk: bytes) -> Iterator[bytes]:
+        """The innermost layer's first output: is it gzip again?"""
+        self._head += chunk
         if len(self._head) < 2:
-            return []
+            return
         self._head_decided = True
         head, self._head = self._head, b""
-        if is_gzip(head) and len(self._layers) < self.max_layers:
-            self._layers.append(_Layer())
-            self._totals.append(0)
-            self._head_decided = False
-            return self._push(level + 1, head)
-        return [head]
+        if not is_gzip(head):
+            yield head
+            return
+        if len(self._layers) >= self.max_layers:
+            self.too_deep = True
+            raise GzipNestingError(f"gzip nested more than {self.max_layers} layers deep")
+        self._layers.append(_Layer())
+        self._totals.append(0)
+        self._head_decided = False
+        yield from self._push(level + 1, head)
+
+    def iter_decompress(self, data: bytes) -> Iterator[bytes]:
+        """Inflate the next piece of input, lazily; yields output slices (possibly none yet)."""
+        if self.exceeded or self.too_deep:
+            return
+        yield from self._push(0, data)
 
     def decompress(self, data: bytes) -> list[bytes]:
-        """Inflate the next piece of input; returns output slices (possibly none yet)."""
-        return self._push(0, data)
+        """Inflate the next piece of input; returns output slices (possibly none yet). Holds all of this piece's
+        output at once: prefer :meth:`iter_decompress` for input of unknown ratio."""
+        return list(self.iter_decompress(data))
 
     def flush(self) -> list[bytes]:
         """End of input: whatever is held back (at most one byte of undecided head)."""
+        for layer in self._layers:
+            layer.finish()
         if self._head and not self._head_decided:
             self._head_decided = True
             head, self._head = self._head, b""

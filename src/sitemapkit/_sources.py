@@ -18,20 +18,23 @@ flat and a caller that stops early stops the walk.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TypeVar
 
+from sitemapkit._addresses import AddressPolicy
 from sitemapkit._discover import Discovery, walk_site
 from sitemapkit._exceptions import InvalidEntryError
 from sitemapkit._http import DEFAULT_USER_AGENT, HttpClient, RetryPolicy, Timeouts, Transport
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit._model import SitemapRef, UrlEntry
 from sitemapkit._problems import Problem
-from sitemapkit._read import Located, SitemapParser
+from sitemapkit._read import Event, Located, SitemapParser
 from sitemapkit._sniff import DocumentKind
 from sitemapkit._urls import is_url_source
 from sitemapkit._walk import EntryBatch, SitemapNode, WalkItem, WalkOptions
@@ -47,11 +50,16 @@ _READ_CHUNK = 256 * 1024
 class FetchSettings:
     """How URLs are fetched and walked (one object the CLI commands build from their common options).
 
-    ``timeout`` is the read timeout (connect timeout is the smaller of it and 10 s); ``backoff`` the first retry
-    wait; ``transport`` lets tests inject a :class:`~sitemapkit.MockTransport`."""
+    ``timeout`` is the total deadline for fetching one URL: connecting, reading, redirects, retries and the waits
+    between them (a retry that could not finish in time is not tried); within it, an attempt also fails after
+    10 s without a connection or 30 s without bytes (or ``timeout`` when smaller). ``backoff`` is the first retry
+    wait; ``allow_private_addresses`` lets child sitemaps and redirects reach loopback, private, link-local and
+    other special addresses (by default only the class of a seed's own address is allowed, see
+    :class:`~sitemapkit._addresses.AddressPolicy`); ``transport`` lets tests inject a
+    :class:`~sitemapkit.MockTransport`."""
 
     user_agent: str = DEFAULT_USER_AGENT
-    timeout: float = 30.0
+    timeout: float = 300.0
     retries: int = 3
     backoff: float = 0.5
     retry_after_max: float = 60.0
@@ -64,12 +72,21 @@ class FetchSettings:
     cache_dir: str | None = None
     probe: str = "auto"
     transport: Transport | None = None
+    allow_private_addresses: bool = False
 
-    def client(self) -> HttpClient:
+    def address_policy(self, seeds: Iterable[str] = ()) -> AddressPolicy:
+        """The address policy for a walk starting at ``seeds`` (URLs)."""
+        return AddressPolicy.for_seeds(seeds, allow_private=self.allow_private_addresses)
+
+    def client(self, seeds: Iterable[str] = ()) -> HttpClient:
+        """A client for a walk starting at ``seeds``: their own address class is allowed (see
+        :meth:`address_policy`)."""
         return HttpClient(
             transport=self.transport,
             user_agent=self.user_agent,
-            timeouts=Timeouts(connect=min(self.timeout, 10.0), read=self.timeout, total=max(300.0, self.timeout)),
+            timeouts=Timeouts(connect=min(self.timeout, 10.0), read=min(self.timeout, 30.0), total=None),
+            deadline=self.timeout,
+            address_policy=self.address_policy(seeds),
             retry=RetryPolicy(max_retries=self.retries, backoff_base=self.backoff,
                               backoff_max=self.retry_after_max, retry_after_max=self.retry_after_max),
             max_bytes=self.max_bytes,
@@ -79,10 +96,10 @@ class FetchSettings:
         )
 
     def walk_options(self, *, follow: bool = True, yield_entries: bool = True,
-                     keep_bodies: bool = False) -> WalkOptions:
+                     keep_bodies: bool = False, stream_problems: bool = False) -> WalkOptions:
         return WalkOptions(follow=follow, max_depth=self.max_depth, max_sitemaps=self.max_sitemaps,
                            max_urls=self.max_urls, concurrency=self.concurrency, max_bytes=self.max_bytes,
-                           yield_entries=yield_entries, keep_bodies=keep_bodies)
+                           yield_entries=yield_entries, keep_bodies=keep_bodies, stream_problems=stream_problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +118,14 @@ class DocumentDone:
 SourceEvent = UrlEntry | SitemapRef | Problem | Located | DocumentDone | Discovery
 
 
-def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: FetchSettings) -> Iterator[T]:
+def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: FetchSettings,
+                  seeds: Iterable[str] = ()) -> Iterator[T]:
     """Drive an async iterator (built by ``factory`` from a fresh client) from synchronous code, on a private
-    event loop stepped as the caller pulls items. Closing the iterator early cancels the walk cleanly."""
+    event loop stepped as the caller pulls items. Closing the iterator early cancels the walk cleanly.
+    ``seeds`` are the URLs the walk starts from (for the client's address policy)."""
     loop = asyncio.new_event_loop()
     try:
-        client = settings.client()
+        client = settings.client(seeds)
         agen = factory(client)
         try:
             while True:
@@ -125,24 +144,37 @@ def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: F
         loop.close()
 
 
+def _close_when_stopped(parser: SitemapParser, chunk: bytes) -> Iterator[list[Event]]:
+    """Reading has stopped (a fatal error, a budget): the rest of the stream would be ignored, and it may never
+    end (an endless producer on standard input): close now, and the caller stops reading."""
+    if chunk and parser.stopped:
+        yield parser.close()
+
+
 def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool,
                  max_bytes: int) -> Iterator[SourceEvent]:
     parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions)
     kept: list[bytes] | None = [] if keep_bytes else None
     entries = 0
     stream = sys.stdin.buffer if source == "-" else Path(source).open("rb")  # noqa: SIM115 - closed below
+    # Standard input is read with read1(): whatever is available, so a slow producer is parsed as it writes.
+    read: Callable[[int], bytes] = stream.read
+    if source == "-" and isinstance(stream, io.BufferedReader):
+        read = stream.read1
     try:
         while True:
-            chunk = stream.read(_READ_CHUNK)
-            events = parser.feed(chunk) if chunk else parser.close()
+            chunk = read(_READ_CHUNK)
+            # In bounded steps: a highly compressed chunk's events are taken as they come, never piled up.
+            batches = parser.feed_steps(chunk) if chunk else parser.close_steps()
             if kept is not None and chunk:
                 kept.append(chunk)
-            for ev in events:
-                item = ev.item if isinstance(ev, Located) else ev
-                if isinstance(item, UrlEntry):
-                    entries += 1
-                yield ev
-            if not chunk:
+            for events in chain(batches, _close_when_stopped(parser, chunk)):
+                for ev in events:
+                    item = ev.item if isinstance(ev, Located) else ev
+                    if isinstance(item, UrlEntry):
+                        entries += 1
+                    yield ev
+            if not chunk or parser.stopped:
                 break
     finally:
         if stream is not sys.stdin.buffer:
@@ -151,12 +183,13 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
 
 
 def _node_events(node: SitemapNode) -> Iterator[SourceEvent]:
+    """The end of a fetched document. Its problems were streamed already (``WalkOptions.stream_problems``): the
+    node only holds a capped copy of them."""
     for child in node.children:
         try:
             yield SitemapRef(child)
         except InvalidEntryError:  # children were valid refs when read; never expected
             continue
-    yield from node.problems
     yield DocumentDone(node.url, node.kind, node.entries, node.body, node)
 
 
@@ -178,7 +211,9 @@ def open_sources(
     files (URL documents are read leniently, positions off). ``on_item`` is called with each
     :class:`Discovery` and :class:`SitemapNode` as soon as it is known (for progress on stderr). With
     ``batches=True`` the entries of fetched sitemaps arrive as :class:`EntryBatch` (which names the sitemap they
-    came from) instead of one :class:`UrlEntry` at a time.
+    came from, and carries the problems found meanwhile) instead of one :class:`UrlEntry` at a time.
+    Every problem of a fetched document is streamed, as for a file: the same document gives the same problems
+    from disk and over HTTP.
     Files that cannot be opened raise :class:`OSError` (the CLI boundary turns it into a message)."""
     cfg = settings or FetchSettings()
     do_follow = True if follow is None else follow
@@ -189,18 +224,19 @@ def open_sources(
             yield from _file_events(source, keep_bytes=keep_bytes, positions=positions, strict=strict,
                                     max_bytes=cfg.max_bytes)
             continue
-        opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes)
+        opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes, stream_problems=True)
 
         def factory(client: HttpClient, src: str = source, o: WalkOptions = opts) -> AsyncIterator[
                 Discovery | WalkItem]:
             return walk_site(src, client=client, options=o, probe=cfg.probe)
 
-        for item in iterate_async(factory, cfg):
+        for item in iterate_async(factory, cfg, seeds=[source]):
             if isinstance(item, EntryBatch):
                 if batches:
                     yield item
                 else:
                     yield from item.entries
+                    yield from item.problems
             elif isinstance(item, SitemapNode):
                 if on_item is not None:
                     on_item(item)

@@ -130,6 +130,9 @@ def _coerce_now(now: datetime | str | None) -> datetime:
         now = value.to_datetime()
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
+    if not datetime(1, 1, 3, tzinfo=UTC) <= now <= datetime(9999, 12, 29, tzinfo=UTC):
+        # The checks add and subtract days around it (future allowance, news age): keep that arithmetic in range.
+        raise ConfigurationError(f"--now: out of range (0001-01-03 to 9999-12-29): {now.isoformat()}")
     return now
 
 
@@ -398,7 +401,7 @@ def _plain_chunks_of(data: bytes) -> Iterator[bytes]:
         yield data
         return
     decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
-    yield from decoder.decompress(data)
+    yield from decoder.iter_decompress(data)
     yield from decoder.flush()
 
 
@@ -413,7 +416,7 @@ def _plain_chunks(path: Path) -> Iterator[bytes]:
         if decoder is None:
             yield chunk
         else:
-            yield from decoder.decompress(chunk)
+            yield from decoder.iter_decompress(chunk)
             if decoder.exceeded:
                 return
     if decoder is not None:
@@ -541,7 +544,7 @@ def _run_stream(ctx: FileContext, chunks: Iterable[bytes]) -> None:
             sink.write(chunk)
             continue
         try:
-            for piece in decoder.decompress(chunk):
+            for piece in decoder.iter_decompress(chunk):  # lazily: one slice at a time
                 sink.write(piece)
         except zlib.error as exc:
             ctx.report(C.UNREADABLE, f"corrupt gzip data ({exc}): recompress the file")

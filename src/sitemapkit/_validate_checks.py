@@ -16,7 +16,8 @@ from urllib.parse import unquote, urlsplit
 from sitemapkit import _validate_codes as C
 from sitemapkit._exceptions import InvalidValueError
 from sitemapkit._lastmod import LastMod, Precision, parse_lastmod_lenient
-from sitemapkit._problems import ProblemCode
+from sitemapkit._problems import ProblemCode, shorten
+from sitemapkit._problems import quote_value as _q  # every value quoted in a message, cut when long
 from sitemapkit._validate_langs import ISO_639_1, ISO_3166_ALPHA2
 
 __all__ = [
@@ -134,7 +135,7 @@ def check_loc(raw: str | None, *, field: str = "loc") -> tuple[str | None, list[
             found.append((C.LOC_TOO_LONG, f"{field} is {len(raw)} characters; the protocol asks for less than "
                                           "2,048 (stricter than the XSD's 2,048)"))
         if is_placeholder_host(m.group(2)):
-            found.append((C.LOC_PLACEHOLDER, f"{field} host {m.group(2)!r} is a placeholder or local host: set "
+            found.append((C.LOC_PLACEHOLDER, f"{field} host {_q(m.group(2))} is a placeholder or local host: set "
                                              "the site's real base URL"))
         if "%C" in raw.upper() and _is_mojibake(raw):
             found.append((C.LOC_MOJIBAKE, f"{field} is double-encoded UTF-8 (mojibake): encode the original "
@@ -151,7 +152,7 @@ def _check_loc_slow(raw: str, field: str) -> tuple[str | None, list[Finding]]:
     if text != raw:
         found.append((C.LOC_WHITESPACE, f"whitespace around the {field}: remove it"))
     if text.lower() in _PLACEHOLDER_LOCS:
-        found.append((C.LOC_PLACEHOLDER, f"{field} is the literal {text!r}: set the site's base URL in the "
+        found.append((C.LOC_PLACEHOLDER, f"{field} is the literal {_q(text)}: set the site's base URL in the "
                                          "generator"))
         return None, found
     if "{{" in text or "{%" in text:
@@ -170,11 +171,11 @@ def _check_loc_slow(raw: str, field: str) -> tuple[str | None, list[Finding]]:
     elif not scheme:
         found.append((C.LOC_NOT_ABSOLUTE, f"{field} is relative: write the full URL with scheme and host"))
     elif scheme not in ("http", "https"):
-        found.append((C.LOC_NOT_ABSOLUTE, f"{field} uses {scheme!r}: only http and https URLs are allowed"))
+        found.append((C.LOC_NOT_ABSOLUTE, f"{field} uses {_q(scheme)}: only http and https URLs are allowed"))
     elif not host:
         found.append((C.LOC_NOT_ABSOLUTE, f"{field} has no host"))
     if host and is_placeholder_host(host):
-        found.append((C.LOC_PLACEHOLDER, f"{field} host {host!r} is a placeholder or local host: set the site's "
+        found.append((C.LOC_PLACEHOLDER, f"{field} host {_q(host)} is a placeholder or local host: set the site's "
                                          "real base URL"))
     if not text.isascii() or " " in text or not _ALLOWED.fullmatch(text):
         what = "raw spaces" if " " in text else ("non-ASCII characters" if not text.isascii()
@@ -199,18 +200,18 @@ def check_lastmod(raw: str, now: datetime, *, field: str = "lastmod") -> tuple[L
     except InvalidValueError:
         lenient = parse_lastmod_lenient(text)
         hint = f" (did you mean {lenient.text}?)" if lenient is not None else ""
-        return None, [(C.LASTMOD_INVALID, f"{field} {text!r} is not a W3C Datetime{hint}")]
+        return None, [(C.LASTMOD_INVALID, f"{field} {_q(text)} is not a W3C Datetime{hint}")]
     found: list[Finding] = []
     if not value.is_strict_w3c:
-        found.append((C.LASTMOD_NO_TZ, f"{field} {text!r} has a time but no time zone: add Z or +hh:mm (W3C "
+        found.append((C.LASTMOD_NO_TZ, f"{field} {_q(text)} has a time but no time zone: add Z or +hh:mm (W3C "
                                        "requires it; the XSD does not, the stricter reading applies)"))
     if not value.is_xsd_valid:
         what = {Precision.YEAR: "a bare year", Precision.MONTH: "a year-month",
                 Precision.MINUTE: "a time without seconds"}.get(value.precision, "this form")
-        found.append((C.LASTMOD_PRECISION, f"{field} {text!r} is {what}: valid W3C Datetime but rejected by the "
+        found.append((C.LASTMOD_PRECISION, f"{field} {_q(text)} is {what}: valid W3C Datetime but rejected by the "
                                            "sitemap XSD; write YYYY-MM-DD or a time with seconds"))
     if is_future(value, now):
-        found.append((C.LASTMOD_FUTURE, f"{field} {text!r} is after {now.isoformat(timespec='seconds')}: write "
+        found.append((C.LASTMOD_FUTURE, f"{field} {_q(text)} is after {now.isoformat(timespec='seconds')}: write "
                                         "when the page last changed"))
     return value, found
 
@@ -233,8 +234,8 @@ def check_changefreq(raw: str) -> list[Finding]:
     if text in _CHANGEFREQ:
         return []
     if text.lower() in _CHANGEFREQ:
-        return [(C.CHANGEFREQ_INVALID, f"changefreq {text!r} must be lowercase: write {text.lower()!r}")]
-    return [(C.CHANGEFREQ_INVALID, f"changefreq {text!r} is not one of always, hourly, daily, weekly, monthly, "
+        return [(C.CHANGEFREQ_INVALID, f"changefreq {_q(text)} must be lowercase: write {_q(text.lower())}")]
+    return [(C.CHANGEFREQ_INVALID, f"changefreq {_q(text)} is not one of always, hourly, daily, weekly, monthly, "
                                    "yearly, never")]
 
 
@@ -249,8 +250,8 @@ def check_priority(raw: str) -> list[Finding]:
                 return []
         except InvalidOperation:
             pass
-        return [(C.PRIORITY_INVALID, f"priority {text} is outside 0.0-1.0")]
-    return [(C.PRIORITY_INVALID, f"priority {text!r} is not a decimal number between 0.0 and 1.0")]
+        return [(C.PRIORITY_INVALID, f"priority {shorten(text)} is outside 0.0-1.0")]
+    return [(C.PRIORITY_INVALID, f"priority {_q(text)} is not a decimal number between 0.0 and 1.0")]
 
 
 _HREFLANG = re.compile(r"([A-Za-z]{2,3})(?:-([A-Za-z]{4}))?(?:-([A-Za-z]{2}|\d{3}))?")
@@ -277,21 +278,21 @@ def _check_hreflang_value(value: str) -> list[Finding]:
     if low == "x-default":
         return []
     if low in _XDEFAULT_TYPOS:
-        return [(C.HREFLANG_CODE, f"hreflang {text!r}: the fallback value is spelled x-default")]
+        return [(C.HREFLANG_CODE, f"hreflang {_q(text)}: the fallback value is spelled x-default")]
     m = _HREFLANG.fullmatch(text)
     if m is None:
         hint = " (use a hyphen, not an underscore)" if "_" in text else ""
-        return [(C.HREFLANG_CODE, f"hreflang {text!r} is not language[-region]{hint}")]
+        return [(C.HREFLANG_CODE, f"hreflang {_q(text)} is not language[-region]{hint}")]
     lang, region = m.group(1).lower(), m.group(3)
     if lang not in ISO_639_1:
         if region is None and lang.upper() in ISO_3166_ALPHA2:
-            return [(C.HREFLANG_CODE, f"hreflang {text!r}: {lang!r} is not an ISO 639-1 language (a region alone "
+            return [(C.HREFLANG_CODE, f"hreflang {_q(text)}: {_q(lang)} is not an ISO 639-1 language (a region alone "
                                       "is not enough; write language-region)")]
-        return [(C.HREFLANG_CODE, f"hreflang {text!r}: {lang!r} is not an ISO 639-1 language code")]
+        return [(C.HREFLANG_CODE, f"hreflang {_q(text)}: {_q(lang)} is not an ISO 639-1 language code")]
     if region is not None and region != "419" and region.upper() not in ISO_3166_ALPHA2:
         fix = _REGION_FIXES.get(region.upper())
         hint = f"; use {fix}" if fix else ""
-        return [(C.HREFLANG_CODE, f"hreflang {text!r}: {region!r} is not an ISO 3166-1 alpha-2 region{hint}")]
+        return [(C.HREFLANG_CODE, f"hreflang {_q(text)}: {_q(region)} is not an ISO 3166-1 alpha-2 region{hint}")]
     return []
 
 
@@ -305,7 +306,7 @@ def check_news_language(value: str) -> list[Finding]:
         return []
     if len(low) == 3 and low.isascii() and low.isalpha():
         return []
-    return [(C.NEWS_LANGUAGE, f"news:language {text!r} is not an ISO 639 code (2 or 3 letters, or zh-cn/zh-tw)")]
+    return [(C.NEWS_LANGUAGE, f"news:language {_q(text)} is not an ISO 639 code (2 or 3 letters, or zh-cn/zh-tw)")]
 
 
 def now_utc() -> datetime:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from sitemapkit._problems import Problem
+from sitemapkit._validate_context import MAX_LOC_CHARS
 
 __all__ = ["MAX_LINE_CHARS", "add_columns"]
 
@@ -25,6 +26,8 @@ def _needles(problem: Problem) -> list[str]:
     """What to look for: a value quoted in the message (an href, a hreflang), then the loc as written."""
     out = [m.group(1) for m in _QUOTED.finditer(problem.message)][:1]
     loc = problem.location.loc
+    if loc and len(loc) > MAX_LOC_CHARS:  # a loc cut for the report: look for the part that was kept
+        loc = loc[:MAX_LOC_CHARS]
     if loc:
         escaped = loc.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         out.append(escaped)

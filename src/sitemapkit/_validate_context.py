@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sitemapkit import _validate_codes as C
-from sitemapkit._problems import Location, Problem, ProblemCode, Severity
+from sitemapkit._problems import Location, Problem, ProblemCode, Severity, shorten
 from sitemapkit._validate_checks import (
     FAST_URL,
     Finding,
@@ -32,6 +32,22 @@ def line_of(element: Any) -> int | None:
 
 #: Problems kept per file (the summary still counts every one).
 MAX_PROBLEMS_PER_FILE = 10_000
+#: Longest message kept (values quoted in messages are cut to QUOTE_CHARS already; this bounds any message).
+MAX_MESSAGE_CHARS = 2_000
+#: Longest loc kept in a problem's location (twice the protocol's limit): longer ones are cut like a quoted
+#: value (:func:`~sitemapkit._problems.shorten`), so that no report grows with the input.
+MAX_LOC_CHARS = 4_096
+
+
+def _bounded(problem: Problem) -> Problem:
+    """``problem`` with its message and loc cut to MAX_MESSAGE_CHARS / MAX_LOC_CHARS (usually itself)."""
+    loc = problem.location.loc
+    if len(problem.message) <= MAX_MESSAGE_CHARS and (loc is None or len(loc) <= MAX_LOC_CHARS):
+        return problem
+    location = problem.location
+    if loc is not None and len(loc) > MAX_LOC_CHARS:
+        location = replace(location, loc=shorten(loc, MAX_LOC_CHARS))
+    return replace(problem, message=shorten(problem.message, MAX_MESSAGE_CHARS), location=location)
 #: At least this many entries, all with one lastmod, before SM324 is reported.
 SAME_LASTMOD_MIN_ENTRIES = 10
 
@@ -96,8 +112,8 @@ class FileContext:
         if len(self.problems) >= MAX_PROBLEMS_PER_FILE:
             self.dropped += 1
             return
-        self.problems.append(Problem(code.code, sev, message or code.title, Location(self.source, line, column,
-                                                                                      loc)))
+        self.problems.append(_bounded(Problem(code.code, sev, message or code.title,
+                                              Location(self.source, line, column, loc))))
 
     def bad_host(self, host: str) -> bool:
         """Cached :func:`is_placeholder_host`."""
@@ -115,7 +131,7 @@ class FileContext:
         if len(self.problems) >= MAX_PROBLEMS_PER_FILE:
             self.dropped += 1
         else:
-            self.problems.append(problem)
+            self.problems.append(_bounded(problem))
 
     def findings(self, found: Sequence[Finding], line: int | None, loc: str | None) -> None:
         for code, message in found:
@@ -149,7 +165,8 @@ class FileContext:
         h = hash(loc)
         seen = self._seen
         if h in seen:
-            self.report(C.LOC_DUPLICATE, f"{loc} is listed more than once: list each URL once", line, None, loc)
+            self.report(C.LOC_DUPLICATE, f"{shorten(loc)} is listed more than once: list each URL once", line, None,
+                        loc)
         else:
             seen.add(h)
         if not self.options.allow_cross_host:
@@ -168,11 +185,11 @@ class FileContext:
             if not self.scope.contains(loc):
                 origin = origin_of(loc)
                 if origin is not None and origin != self.scope.origin:
-                    why = f"is on {origin}, not {self.scope.origin} where the sitemap is"
+                    why = f"is on {shorten(origin)}, not {self.scope.origin} where the sitemap is"
                 else:
                     why = f"is not under {self.scope.prefix}, the sitemap's directory"
-                self.report(C.LOC_OUT_OF_SCOPE, f"{loc} {why}: move the sitemap up or use --allow-cross-host "
-                                                "(robots.txt cross-submission)", line, None, loc)
+                self.report(C.LOC_OUT_OF_SCOPE, f"{shorten(loc)} {why}: move the sitemap up or use "
+                                                "--allow-cross-host (robots.txt cross-submission)", line, None, loc)
             return
         origin = origin_of(loc)
         if origin is None:
@@ -182,16 +199,19 @@ class FileContext:
             self._origin_slash = origin + "/"
         elif origin != self._origin and not self._origin_mixed:
             self._origin_mixed = True  # reported once per file
-            self.report(C.LOC_MIXED_HOSTS, f"{loc} is on {origin} but earlier URLs are on {self._origin}: one "
-                                           "site per sitemap (or --allow-cross-host)", line, None, loc)
+            self.report(C.LOC_MIXED_HOSTS, f"{shorten(loc)} is on {shorten(origin)} but earlier URLs are on "
+                                           f"{shorten(self._origin)}: one site per sitemap (or --allow-cross-host)",
+                        line, None, loc)
 
     def entry_lastmod(self, raw: str, line: int | None, loc: str | None, *, track_same: bool = True) -> None:
         cached = self._lastmods.get(raw)
         if cached is None:
             value, found = check_lastmod(raw, self.options.now)
-            if len(self._lastmods) > 4096:
-                self._lastmods.clear()
-            cached = self._lastmods[raw] = (value.text if value is not None else None, found)
+            cached = (value.text if value is not None else None, found)
+            if len(raw) <= 64:  # real dates are short; a huge value is not kept as a key
+                if len(self._lastmods) > 4096:
+                    self._lastmods.clear()
+                self._lastmods[raw] = cached
         text, found = cached
         if found:
             self.findings(found, line, loc)

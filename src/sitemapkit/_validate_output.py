@@ -8,7 +8,7 @@ from collections import Counter
 
 from lxml import etree
 
-from sitemapkit._problems import Problem
+from sitemapkit._problems import Problem, escape_controls, escape_json_controls
 from sitemapkit._validate import ValidationReport
 
 __all__ = ["format_json", "format_junit", "format_text"]
@@ -18,14 +18,17 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def _xml_safe(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    """Text XML 1.0 can carry: control characters escaped as in the text output (:func:`escape_controls`), then
+    anything still not allowed (U+FFFE/U+FFFF) replaced."""
+    return _NOT_XML.sub("\ufffd", escape_controls(text))
 
 
 def _line(problem: Problem) -> str:
+    """One problem for humans, on one line: control characters from the input are escaped."""
     text = problem.format()
     loc = problem.location.loc
     if loc is not None and loc not in problem.message:
-        text += f" [{loc}]"
+        text += f" [{escape_controls(loc)}]"
     return text
 
 
@@ -47,8 +50,9 @@ def format_text(report: ValidationReport) -> str:
 
 
 def format_json(report: ValidationReport, *, indent: int | None = 2) -> str:
-    """``{"valid", "files", "problems": [{code, severity, message, source, line, column, loc}], ...}``."""
-    return json.dumps(report.to_dict(), ensure_ascii=False, indent=indent) + "\n"
+    """``{"valid", "files", "problems": [{code, severity, message, source, line, column, loc}], ...}``: values
+    exact; control characters (C1 and bidi controls too) written as JSON escapes, never raw."""
+    return escape_json_controls(json.dumps(report.to_dict(), ensure_ascii=False, indent=indent)) + "\n"
 
 
 def format_junit(report: ValidationReport) -> str:
@@ -69,9 +73,9 @@ def format_junit(report: ValidationReport) -> str:
         if f.errors:
             failure = etree.SubElement(case, "failure", type="SitemapInvalid",
                                        message=f"{f.errors} error(s), {f.warnings} warning(s)")
-            failure.text = _xml_safe("\n".join(_line(p) for p in errors))
+            failure.text = "\n".join(_xml_safe(_line(p)) for p in errors)
         if warnings:
             out = etree.SubElement(case, "system-out")
-            out.text = _xml_safe("\n".join(_line(p) for p in warnings))
+            out.text = "\n".join(_xml_safe(_line(p)) for p in warnings)
     data: bytes = etree.tostring(suites, xml_declaration=True, encoding="UTF-8", pretty_print=True)
     return data.decode("utf-8")

@@ -21,11 +21,12 @@ import asyncio
 import enum
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 from urllib.parse import urlsplit
 
 from sitemapkit._exceptions import FetchError, InputError, SitemapkitError, TooManyRedirectsError
-from sitemapkit._http import HttpClient, HttpResponse, ResponseTooLargeError
+from sitemapkit._http import AddressRefusedError, HttpClient, HttpResponse, ResponseTooLargeError
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit._model import SitemapRef, UrlEntry
 from sitemapkit._problems import Location, Problem, Severity, define_code
@@ -74,6 +75,10 @@ SM513 = define_code("SM513", Severity.ERROR, "sitemap could not be read",
                     "The document broke the reader (see the message); fix the document.", area=_AREA)
 SM514 = define_code("SM514", Severity.WARNING, "more problems not shown",
                     "Fix the problems listed first, or validate the sitemap on its own.", area=_AREA)
+SM515 = define_code("SM515", Severity.ERROR, "address refused",
+                    "The sitemap (or a redirect) points at a loopback, private, link-local or other special "
+                    "address; list public URLs only, or pass --allow-private-addresses if it is intended.",
+                    area=_AREA)
 
 
 class FoundVia(enum.Enum):
@@ -103,7 +108,9 @@ class WalkOptions:
     """Limits and knobs of :func:`walk`. ``max_depth`` counts index levels below a seed (a seed is depth 0);
     ``max_bytes`` is the per-document budget (download, Content-Encoding and gzip file all count);
     ``yield_entries=False`` only counts entries (``discover``); ``keep_bodies`` puts each document's bytes on its
-    node (for validation)."""
+    node (for validation); ``stream_problems`` also sends every problem as it is found, in
+    :attr:`EntryBatch.problems` before the sitemap's node (none is dropped, whatever ``max_problems_per_sitemap``:
+    what reading the same document from a file gives), while the node keeps its capped copy."""
 
     follow: bool = True
     max_depth: int = 5
@@ -115,14 +122,17 @@ class WalkOptions:
     yield_entries: bool = True
     keep_bodies: bool = False
     queue_size: int = 8
+    stream_problems: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class EntryBatch:
-    """URL entries parsed from ``sitemap`` (its requested URL), in document order."""
+    """URL entries parsed from ``sitemap`` (its requested URL), in document order; with
+    ``WalkOptions.stream_problems``, the problems found meanwhile too."""
 
     sitemap: str
     entries: tuple[UrlEntry, ...]
+    problems: tuple[Problem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,13 +214,22 @@ class _Job:
 @dataclass(slots=True)
 class _Collector:
     limit: int
+    stream: bool = False
     problems: list[Problem] = field(default_factory=list)
     count: int = 0
+    pending: list[Problem] = field(default_factory=list)  # streamed ones not sent yet (at most one slice's worth)
 
     def add(self, problem: Problem) -> None:
         self.count += 1
         if len(self.problems) < self.limit:
             self.problems.append(problem)
+        if self.stream:
+            self.pending.append(problem)
+
+    def take(self) -> tuple[Problem, ...]:
+        out = tuple(self.pending)
+        self.pending.clear()
+        return out
 
 
 _END = object()
@@ -284,6 +303,8 @@ class _Walker:
                         raise
                     except Exception as exc:  # a bug or an exotic transport error: one node fails, not the walk
                         problem = SM501.problem(Location(job.seed.url), f"{type(exc).__name__}: {exc}")
+                        if self.opts.stream_problems:
+                            await self.out.put(EntryBatch(job.seed.url, (), (problem,)))
                         await self._emit_node(SitemapNode(job.seed.url, job.seed.found_via, job.depth, job.parent,
                                                           problems=(problem,), problem_count=1))
             finally:
@@ -291,7 +312,7 @@ class _Walker:
 
     async def visit(self, job: _Job) -> None:
         seed = job.seed
-        problems = _Collector(self.opts.max_problems_per_sitemap)
+        problems = _Collector(self.opts.max_problems_per_sitemap, self.opts.stream_problems)
 
         def node(**kw: Any) -> SitemapNode:
             return SitemapNode(seed.url, seed.found_via, job.depth, job.parent, problems=tuple(problems.problems),
@@ -304,17 +325,21 @@ class _Walker:
                                            f"listed by {job.parent} on host {job.parent_host}"))
         try:
             resp = seed.response or await self.client.get(seed.url, max_bytes=self.opts.max_bytes)
+        except AddressRefusedError as exc:
+            problems.add(SM515.problem(Location(seed.url), f"{seed.url} not fetched: {exc.reason}"))
+            await self._emit_node(node(), problems)
+            return
         except TooManyRedirectsError as exc:
             problems.add(SM503.problem(Location(seed.url), exc.reason))
-            await self._emit_node(node())
+            await self._emit_node(node(), problems)
             return
         except ResponseTooLargeError as exc:
             problems.add(SM504.problem(Location(seed.url), exc.reason))
-            await self._emit_node(node())
+            await self._emit_node(node(), problems)
             return
         except FetchError as exc:
             problems.add(SM501.problem(Location(seed.url), exc.reason))
-            await self._emit_node(node())
+            await self._emit_node(node(), problems)
             return
         meta: dict[str, Any] = {
             "final_url": resp.final_url, "status": resp.status, "size": len(resp.body),
@@ -329,12 +354,12 @@ class _Walker:
             if any(k in self.visited for k in keys):
                 problems.add(SM506.problem(Location(seed.url), f"redirects to {resp.final_url}, which was already "
                                                                "visited; not read again"))
-                await self._emit_node(node(**meta))
+                await self._emit_node(node(**meta), problems)
                 return
             self.visited.update(keys)
         if not resp.ok:
             problems.add(SM502.problem(Location(resp.final_url), f"HTTP status {resp.status}"))
-            await self._emit_node(node(**meta))
+            await self._emit_node(node(**meta), problems)
             return
         kind, entries, children, elapsed_parse = await self._parse(seed.url, resp, problems)
         meta["elapsed"] = resp.elapsed + elapsed_parse
@@ -345,7 +370,7 @@ class _Walker:
             jobs = self.schedule_children(seed.url, resp.final_url, kind or DocumentKind.INDEX, job.depth,
                                           children, problems)
         await self._emit_node(node(**meta, kind=kind, entries=entries, children=tuple(children),
-                                   body=resp.body if self.opts.keep_bodies else None))
+                                   body=resp.body if self.opts.keep_bodies else None), problems)
         for j in jobs:
             self.jobs.put_nowait(j)
 
@@ -364,8 +389,9 @@ class _Walker:
             parser = _new_parser(source, self.opts.max_bytes)
             step = _GZIP_SLICE if body[:2] == b"\x1f\x8b" else _SLICE
             starts: list[int | None] = [*range(0, len(body), step), None]
-            for start in starts:
-                events = parser.close() if start is None else parser.feed(body[start : start + step])
+            # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
+            for events in chain.from_iterable(parser.close_steps() if start is None
+                                              else parser.feed_steps(body[start : start + step]) for start in starts):
                 batch: list[UrlEntry] = []
                 for ev in events:
                     item = getattr(ev, "item", ev)  # a Located wrapper (positions=True) unwraps to its item
@@ -382,8 +408,9 @@ class _Walker:
                     self.stopped = True
                 entries += len(batch)
                 self.urls += len(batch)
-                if batch and self.opts.yield_entries:
-                    await self.out.put(EntryBatch(url, tuple(batch)))
+                if (batch and self.opts.yield_entries) or problems.pending:
+                    await self.out.put(EntryBatch(url, tuple(batch) if self.opts.yield_entries else (),
+                                                  problems.take()))
                 else:
                     await asyncio.sleep(0)  # let other fetches progress between slices
                 if self.stopped:
@@ -403,7 +430,9 @@ class _Walker:
                                                          f"{resp.headers.get('content-type', 'none')!r})"))
         return kind, entries, children, loop.time() - started
 
-    async def _emit_node(self, node: SitemapNode) -> None:
+    async def _emit_node(self, node: SitemapNode, problems: _Collector | None = None) -> None:
+        if problems is not None and problems.pending:
+            await self.out.put(EntryBatch(node.url, (), problems.take()))
         await self.out.put(node)
 
 

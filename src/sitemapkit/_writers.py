@@ -67,6 +67,10 @@ SM606 = define_code("SM606", Severity.WARNING, "duplicate loc skipped",
 SM607 = define_code("SM607", Severity.WARNING, "URL outside the sitemap's base URL",
                     "A sitemap may only list URLs under the directory it is served from (sitemaps.org "
                     "'location'); serve it from a common parent or submit it via robots.txt.", area=_AREA)
+SM608 = define_code("SM608", Severity.ERROR, "URL on another host than the base URL",
+                    "A sitemap lists URLs of the host (scheme, host and port) it is served from; generate a "
+                    "set per host, or pass --allow-cross-host when robots.txt of each URL's host lists the "
+                    "sitemap (cross-submission).", area=_AREA)
 
 
 # --- namespaces -------------------------------------------------------------------------------------------

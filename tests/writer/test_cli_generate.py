@@ -140,7 +140,7 @@ def test_gzip_multiple_formats_xsl_and_split(tmp_path: Path) -> None:
     index = gzip.decompress((out / "sitemap.xml.gz").read_bytes())
     assert_valid(index)
     assert [e.text for e in parse(index).iter(f"{SM}loc")] == [
-        f"https://example.com/s/sitemap-{i}.xml.gz" for i in (1, 2, 3)]
+        f"https://example.com/s/sitemap-1-{i}.xml.gz" for i in (1, 2, 3)]
     assert b'<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>' in index
     assert (out / "sitemap.xsl").exists()
     assert gzip.decompress((out / "sitemap-3.txt.gz").read_bytes()).decode().splitlines() == [
@@ -149,8 +149,8 @@ def test_gzip_multiple_formats_xsl_and_split(tmp_path: Path) -> None:
 
 def test_dedupe_and_warnings_are_shown(tmp_path: Path) -> None:
     src = tmp_path / "urls.txt"
-    src.write_text("https://example.com/a\nhttps://example.com/a\nhttps://elsewhere.example/b\n")
-    res = run(str(src), "--out", str(tmp_path / "out"), "--base-url", "https://example.com/", "--dedupe")
+    src.write_text("https://example.com/blog/a\nhttps://example.com/blog/a\nhttps://example.com/shop/b\n")
+    res = run(str(src), "--out", str(tmp_path / "out"), "--base-url", "https://example.com/blog/", "--dedupe")
     assert res.returncode == 0, res.stderr
     assert "Skipped 1 duplicate URL(s)." in res.stdout
     assert "warning SM607" in res.stderr

@@ -59,12 +59,12 @@ def test_exactly_50000_urls_is_one_urlset(tmp_path: Path) -> None:
 
 def test_50001_urls_roll_into_two_files_and_an_index(tmp_path: Path) -> None:
     m = write_sitemaps(urls(50_001), tmp_path, "https://example.com/maps")  # no trailing slash: a directory
-    assert names(tmp_path) == [MANIFEST_NAME, "sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"]
+    assert names(tmp_path) == [MANIFEST_NAME, "sitemap-1-1.xml", "sitemap-1-2.xml", "sitemap.xml"]
     assert [f.urls for f in m.sitemaps] == [50_000, 1]
-    assert index_locs(tmp_path / "sitemap.xml") == ["https://example.com/maps/sitemap-1.xml",
-                                                    "https://example.com/maps/sitemap-2.xml"]
+    assert index_locs(tmp_path / "sitemap.xml") == ["https://example.com/maps/sitemap-1-1.xml",
+                                                    "https://example.com/maps/sitemap-1-2.xml"]
     assert_valid((tmp_path / "sitemap.xml").read_bytes())
-    assert read_back((tmp_path / "sitemap-2.xml").read_bytes())[0]["loc"] == "https://example.com/p/50000"
+    assert read_back((tmp_path / "sitemap-1-2.xml").read_bytes())[0]["loc"] == "https://example.com/p/50000"
     assert m.index is not None
     assert m.index.url == "https://example.com/maps/sitemap.xml"
     assert m.files[-1].kind == "index"  # published last
@@ -135,11 +135,11 @@ def test_each_file_declares_exactly_the_namespaces_it_uses(tmp_path: Path) -> No
                UrlEntry("https://example.com/b"),
                UrlEntry("https://example.com/c", alternates=(Alternate("en", "https://example.com/c"),))]
     write_sitemaps(entries, tmp_path, BASE, max_urls=2)
-    first = (tmp_path / "sitemap-1.xml").read_text().split("\n")[1]
-    second = (tmp_path / "sitemap-2.xml").read_text().split("\n")[1]
+    first = (tmp_path / "sitemap-1-1.xml").read_text().split("\n")[1]
+    second = (tmp_path / "sitemap-1-2.xml").read_text().split("\n")[1]
     assert re.findall(r"xmlns:(\w+)", first) == ["image"]
     assert re.findall(r"xmlns:(\w+)", second) == ["xhtml"]
-    for name in ("sitemap-1.xml", "sitemap-2.xml"):
+    for name in ("sitemap-1-1.xml", "sitemap-1-2.xml"):
         data = (tmp_path / name).read_bytes()
         assert_valid(data)
         assert data.count(b"xmlns:") == 1
@@ -195,12 +195,12 @@ def test_stale_files_of_a_larger_run_are_removed_but_nothing_else(tmp_path: Path
     (tmp_path / "robots.txt").write_text("User-agent: *\n")
     (tmp_path / "sitemap-9.xml").write_text("not ours")  # looks like ours, but no manifest listed it
     first = write_sitemaps(urls(25), tmp_path, BASE, max_urls=10, gzip=True)
-    assert {f.path.name for f in first.files} == {"sitemap-1.xml.gz", "sitemap-2.xml.gz", "sitemap-3.xml.gz",
-                                                  "sitemap.xml.gz"}
+    assert {f.path.name for f in first.files} == {"sitemap-1-1.xml.gz", "sitemap-1-2.xml.gz",
+                                                  "sitemap-1-3.xml.gz", "sitemap.xml.gz"}
     second = write_sitemaps(urls(5), tmp_path, BASE, max_urls=10)
     assert names(tmp_path) == [MANIFEST_NAME, "robots.txt", "sitemap-9.xml", "sitemap.xml"]
-    assert sorted(p.name for p in second.removed) == ["sitemap-1.xml.gz", "sitemap-2.xml.gz",
-                                                      "sitemap-3.xml.gz", "sitemap.xml.gz"]
+    assert sorted(p.name for p in second.removed) == ["sitemap-1-1.xml.gz", "sitemap-1-2.xml.gz",
+                                                      "sitemap-1-3.xml.gz", "sitemap.xml.gz"]
     assert json.loads((tmp_path / MANIFEST_NAME).read_text())["files"] == ["sitemap.xml"]
 
 
@@ -257,7 +257,7 @@ def test_default_xsl_is_written_referenced_and_renders_both_kinds(tmp_path: Path
     m = write_sitemaps(urls(3), tmp_path, BASE, max_urls=2, xsl="default")
     assert (tmp_path / "sitemap.xsl").exists()
     transform = etree.XSLT(etree.parse(str(tmp_path / "sitemap.xsl")))
-    for name, expect in (("sitemap.xml", "sitemap-2.xml"), ("sitemap-1.xml", "https://example.com/p/1")):
+    for name, expect in (("sitemap.xml", "sitemap-1-2.xml"), ("sitemap-1-1.xml", "https://example.com/p/1")):
         text = (tmp_path / name).read_text()
         assert '<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>' in text
         html = str(transform(etree.parse(str(tmp_path / name))))
@@ -268,10 +268,10 @@ def test_default_xsl_is_written_referenced_and_renders_both_kinds(tmp_path: Path
 
 def test_html_and_text_formats_split_with_a_page_list(tmp_path: Path) -> None:
     m = write_sitemaps(urls(5), tmp_path, BASE, max_urls=2, formats=("html", "txt"), gzip=True)
-    assert names(tmp_path) == [MANIFEST_NAME, "sitemap-1.html", "sitemap-1.txt.gz", "sitemap-2.html",
-                               "sitemap-2.txt.gz", "sitemap-3.html", "sitemap-3.txt.gz", "sitemap.html"]
+    assert names(tmp_path) == [MANIFEST_NAME, "sitemap-1-1.html", "sitemap-1-2.html", "sitemap-1-3.html",
+                               "sitemap-1.txt.gz", "sitemap-2.txt.gz", "sitemap-3.txt.gz", "sitemap.html"]
     pages = (tmp_path / "sitemap.html").read_text()
-    assert all(f'href="sitemap-{i}.html"' in pages for i in (1, 2, 3))
+    assert all(f'href="sitemap-1-{i}.html"' in pages for i in (1, 2, 3))
     assert gzip.decompress((tmp_path / "sitemap-3.txt.gz").read_bytes()) == b"https://example.com/p/4\n"
     assert m.entry_point is None or m.entry_point.name == "sitemap.html" or m.entry_point.suffix
 

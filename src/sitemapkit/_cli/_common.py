@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 
 from sitemapkit._exceptions import ConfigurationError, InvalidValueError, SitemapkitError
-from sitemapkit._problems import Problem
+from sitemapkit._problems import Problem, escape_controls, escape_json_controls
 
 __all__ = [
     "EXIT_FAILURE",
@@ -38,16 +38,19 @@ def stderr_console() -> Console:
 
 
 def emit_json(obj: Any, *, indent: int | None = 2) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=indent))
+    """``obj`` as JSON on stdout: values exact, control characters only ever as JSON escapes."""
+    click.echo(escape_json_controls(json.dumps(obj, ensure_ascii=False, indent=indent)))
 
 
 def print_problem(problem: Problem) -> None:
-    """One problem a line on stderr: ``source:line:column: severity code: message``."""
+    """One problem a line on stderr: ``source:line:column: severity code: message`` (control characters from
+    the input escaped by :meth:`Problem.format`, so a document cannot drive the terminal)."""
     click.echo(problem.format(), err=True)
 
 
 def fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:
-    click.echo(f"sitemapkit: error: {message}", err=True)
+    """Print ``sitemapkit: error: message`` on stderr (control characters escaped) and exit with ``code``."""
+    click.echo(f"sitemapkit: error: {escape_controls(message)}", err=True)
     sys.exit(code)
 
 

@@ -18,9 +18,18 @@ import click
 from rich.live import Live
 from rich.text import Text
 
-from sitemapkit._cli._common import EXIT_FAILURE, EXIT_OK, fail, print_problem, stderr_console
+from sitemapkit._cli._common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fail, print_problem, stderr_console
 from sitemapkit._cli._generate import OutputOptions, output_options, print_manifest_summary
-from sitemapkit._crawl import SM701, Crawler, CrawlOptions, CrawlProgress, CrawlSummary, Scope, sitemap_entries
+from sitemapkit._crawl import (
+    SM701,
+    Crawler,
+    CrawlOptions,
+    CrawlProgress,
+    CrawlSummary,
+    Scope,
+    check_start_url,
+    sitemap_entries,
+)
 from sitemapkit._crawlreport import REPORT_HTML, REPORT_JSON, write_crawl_reports
 from sitemapkit._crawlstate import CrawlState
 from sitemapkit._exceptions import InvalidValueError, PublishError
@@ -140,12 +149,15 @@ def _publish(state: CrawlState, output: OutputOptions, base_url: str) -> Manifes
                    "gclid, fbclid, session ids and the like are removed by default.")
 @click.option("--keep-tracking-params", is_flag=True, help="Do not remove the default tracking/session parameters.")
 @click.option("--fail-on-broken", is_flag=True, help="Exit with status 1 when broken links were found.")
+@click.option("--allow-private-addresses", is_flag=True,
+              help="Let redirects reach loopback, private, link-local and other special addresses (refused by "
+                   "default, except the class of the start URL's own address: a guard against request forgery).")
 @output_options
 def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, delay: float,
           include: tuple[str, ...], exclude: tuple[str, ...], scope: str, ignore_robots: bool, user_agent: str,
           state_path: str | None, resume: bool, images: bool, timeout: float, retries: int, max_query_variants: int,
           max_url_length: int, strip_param: tuple[str, ...], keep_tracking_params: bool, fail_on_broken: bool,
-          output: OutputOptions) -> None:
+          output: OutputOptions, allow_private_addresses: bool = False) -> None:
     """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
     (DIR/crawl-report.json, DIR/report.html).
 
@@ -166,12 +178,20 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
         exclude=exclude, scope=Scope(scope), respect_robots=not ignore_robots, user_agent=user_agent,
         images=images, strip_params=strip, max_url_length=max_url_length, max_query_variants=max_query_variants,
         connect_timeout=timeout, read_timeout=timeout, retries=retries,
+        allow_private_addresses=allow_private_addresses,
     )
+    # Every argument is checked before anything is created: a bad one leaves no output folder, no state file.
+    start = check_start_url(url, options)
     out = output.out
-    out.mkdir(parents=True, exist_ok=True)
+    # The sitemap-set options too, not after the crawl (the writer's constructor creates nothing).
+    SitemapSetWriter(out, output.base_url or _site_root(start), **output.writer_kwargs())
     state_file = Path(state_path) if state_path else out / DEFAULT_STATE_NAME
     if resume and not state_file.exists():
         fail(f"--resume: no crawl state at {state_file}", EXIT_FAILURE)
+    if not state_file.parent.is_dir() and not state_file.parent.resolve().is_relative_to(out.resolve()):
+        fail(f"--state: the directory {state_file.parent} does not exist", EXIT_USAGE)
+    out.mkdir(parents=True, exist_ok=True)
+    state_file.parent.mkdir(parents=True, exist_ok=True)
     with CrawlState(state_file) as state:
         crawler = Crawler(url, state, options)
         with _LiveProgress() as progress:

@@ -13,7 +13,7 @@ from sitemapkit._cli._common import EXIT_FAILURE, EXIT_OK, emit_json, stderr_con
 from sitemapkit._cli._fetchopts import fetch_options, settings_from
 from sitemapkit._discover import Discovery, is_site_url, walk_site
 from sitemapkit._http import HttpClient
-from sitemapkit._problems import Problem, Severity
+from sitemapkit._problems import Problem, Severity, escape_controls
 from sitemapkit._sources import iterate_async
 from sitemapkit._urls import is_absolute_http_url
 from sitemapkit._walk import SitemapNode, WalkItem
@@ -46,7 +46,7 @@ def _describe(node: SitemapNode) -> str:
 
 def _problem_line(p: Problem) -> str:
     where = p.location.format()
-    return f"{p.severity.value} {p.code}: {p.message}" + (f" ({where})" if where else "")
+    return f"{p.severity.value} {p.code}: {escape_controls(p.message)}" + (f" ({where})" if where else "")
 
 
 def _render_text(found: Discovery | None, roots: list[str], nodes: dict[str, SitemapNode], elapsed: float) -> None:
@@ -138,7 +138,7 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
 
     if show_progress:
         console.print(f"discovering {url} ..." if is_site_url(url) else f"reading {url} ...")
-    for item in iterate_async(factory, settings):
+    for item in iterate_async(factory, settings, seeds=[url]):
         if isinstance(item, Discovery):
             found = item
             if show_progress:

@@ -20,15 +20,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 FETCH_OPTION_NAMES = ("user_agent", "timeout", "retries", "retry_backoff", "max_retry_wait",
                       "concurrency", "max_bytes", "max_depth",
-                      "max_sitemaps", "max_urls", "cache_dir", "probe")
+                      "max_sitemaps", "max_urls", "cache_dir", "probe", "allow_private_addresses")
 
 
 def fetch_options(func: F) -> F:
     """Add the shared fetching options to a click command."""
     options = [
         click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True, help="User-Agent header."),
-        click.option("--timeout", type=click.FloatRange(min=0.01), default=30.0, show_default=True,
-                     help="Seconds to wait for a connection or for the next bytes of a response."),
+        click.option("--timeout", type=click.FloatRange(min=0.01), default=300.0, show_default=True,
+                     help="Total deadline in seconds for fetching one URL: connecting, reading, redirects, retries "
+                          "and the waits between them all count (a retry that cannot finish in time is not "
+                          "tried). Within it an attempt also fails after 10 s without a connection or 30 s "
+                          "without bytes (or this value when smaller)."),
         click.option("--retries", type=click.IntRange(min=0), default=3, show_default=True,
                      help="Retries on 408/429/5xx and connection errors (exponential backoff, Retry-After honoured)."),
         click.option("--retry-backoff", type=click.FloatRange(min=0), default=0.5, show_default=True,
@@ -50,6 +53,10 @@ def fetch_options(func: F) -> F:
         click.option("--probe", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
                      help="Try well-known sitemap paths and <link rel=\"sitemap\">: when robots.txt names none "
                           "(auto), always, or never."),
+        click.option("--allow-private-addresses", is_flag=True,
+                     help="Let child sitemaps, robots.txt Sitemap: lines and redirects reach loopback, private, "
+                          "link-local and other special addresses (refused by default, except the class of the "
+                          "starting URL's own address: a guard against server-side request forgery)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -71,4 +78,5 @@ def settings_from(values: dict[str, Any]) -> FetchSettings:
         max_urls=values["max_urls"],
         cache_dir=values["cache_dir"],
         probe=values["probe"],
+        allow_private_addresses=bool(values.get("allow_private_addresses", False)),
     )

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import click
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -24,7 +25,7 @@ from sitemapkit._inputs import iter_input
 from sitemapkit._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit._problems import Location, Problem, Severity
 from sitemapkit._sitemapset import FORMATS, MANIFEST_NAME, Format, Manifest, SitemapSetWriter, _read_manifest
-from sitemapkit._writers import SM606
+from sitemapkit._writers import SM606, SM608
 
 __all__ = ["OutputOptions", "generate", "output_options", "print_manifest_summary"]
 
@@ -147,8 +148,11 @@ class _Progress:
               help="Only these files of a site folder (or URL paths of a list), e.g. 'blog/*'. Repeatable.")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Leave out matching files / URL paths, e.g. 'drafts/*'. Repeatable.")
+@click.option("--allow-cross-host", is_flag=True,
+              help="Write URLs on other hosts than --base-url (robots.txt cross-submission); without it they "
+                   "are reported (SM608) and skipped.")
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
-             exclude: tuple[str, ...]) -> None:
+             exclude: tuple[str, ...], allow_cross_host: bool) -> None:
     """Build a sitemap set from URL lists or a built static site.
 
     INPUT is a text file of URLs (one a line), a CSV with a header (loc, lastmod, changefreq, priority), a JSONL
@@ -160,7 +164,8 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     file, otherwise an index of the files. Files are written under temporary names and moved into place, the
     index last; files of an earlier run that are no longer part of the set are removed.
 
-    Bad input lines are reported as FILE:LINE and skipped; the exit status is then 1.
+    Bad input lines are reported as FILE:LINE and skipped; the exit status is then 1. So are URLs on another
+    scheme, host or port than --base-url (a sitemap lists its own host's URLs), unless --allow-cross-host.
 
     Example:
 
@@ -170,7 +175,10 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     """
     if output.base_url is None:
         raise click.UsageError("--base-url is required: the public URL the --out directory is served at")
-    writer = SitemapSetWriter(output.out, output.base_url, **output.writer_kwargs())
+    writer = SitemapSetWriter(output.out, output.base_url, check_scope=not allow_cross_host,
+                              **output.writer_kwargs())
+    home = None if allow_cross_host else _origin(output.base_url)
+    home_slash = f"{home}/"
     skip = _own_files(output.out)
     errors = 0
     progress = _Progress()
@@ -183,6 +191,12 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
                         errors += 1
                     continue
                 entry, location = item
+                if home is not None and not entry.loc.startswith(home_slash) and _origin(entry.loc) != home:
+                    print_problem(SM608.problem(Location(location.source, location.line, loc=entry.loc),
+                                                f"{entry.loc} is not on {home}, the --base-url's host: skipped "
+                                                "(--allow-cross-host writes it)"))
+                    errors += 1
+                    continue
                 try:
                     writer.add(entry)
                 except InvalidValueError as exc:
@@ -207,6 +221,18 @@ def _items(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, .
     for path in inputs:
         yield from iter_input(path, base_url=output.base_url, include=include, exclude=exclude, skip_files=skip,
                               stdin=stdin)
+
+
+def _origin(url: str) -> str | None:
+    """``scheme://host[:port]`` of a URL, lowercased (the port as written, if any); None when it has none."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port is not None else "")
 
 
 def _own_files(out: Path) -> frozenset[Path]:

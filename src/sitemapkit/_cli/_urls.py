@@ -15,7 +15,7 @@ from sitemapkit._cli._fetchopts import fetch_options, settings_from
 from sitemapkit._discover import Discovery
 from sitemapkit._exceptions import LimitExceededError, ParseError
 from sitemapkit._model import SitemapRef, UrlEntry, entry_to_dict
-from sitemapkit._problems import Problem, Severity
+from sitemapkit._problems import Problem, Severity, escape_controls
 from sitemapkit._read import Located
 from sitemapkit._sources import DocumentDone, open_sources
 from sitemapkit._urls import is_url_source
@@ -39,7 +39,7 @@ class _Output:
 
     def write(self, item: UrlEntry | SitemapRef, source: str) -> None:
         if self.fmt == "text":
-            self.stream.write(item.loc + "\n")
+            self.stream.write(escape_controls(item.loc) + "\n")  # a loc cannot drive the terminal
             return
         if self._csv is not None:
             kind = "url" if isinstance(item, UrlEntry) else "sitemap"
@@ -137,6 +137,10 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                                         continue
                                     seen.add(entry.loc)
                                 out.write(entry, event.sitemap)
+                            for problem in event.problems:
+                                failed = failed or problem.severity is Severity.ERROR
+                                stream.flush()
+                                print_problem(problem)
                             continue
                         if isinstance(event, (DocumentDone, Discovery)):
                             continue

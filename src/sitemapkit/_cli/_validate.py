@@ -33,8 +33,11 @@ __all__ = ["validate"]
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
               help="Exit 1 on errors only, or on warnings too.")
 @click.option("--no-xsd", is_flag=True, hidden=True, help="Skip the XSD pass (debugging).")
+@click.option("--allow-private-addresses", is_flag=True,
+              help="For URL sources: let child sitemaps and redirects reach loopback, private, link-local and other "
+                   "special addresses (refused by default, except the class of the given URL's own address).")
 def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, allow_cross_host: bool,
-             base_url: str | None, fail_on: str, no_xsd: bool) -> None:
+             base_url: str | None, fail_on: str, no_xsd: bool, allow_private_addresses: bool = False) -> None:
     """Validate sitemaps: files, gzip files, directories, indexes with their children next to them, and URLs
     (a sitemap, an index whose children are fetched too, or a site URL discovered through robots.txt).
 
@@ -52,9 +55,14 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
 
         sitemapkit validate https://example.org/sitemap.xml --fail-on warning
     """
+    fetch = None
+    if allow_private_addresses:
+        from sitemapkit._sources import FetchSettings  # the fetching stack is only loaded when needed
+
+        fetch = FetchSettings(allow_private_addresses=True)
     try:
         report = run_validate(list(sources), profile=profile, now=now, allow_cross_host=allow_cross_host,
-                              base_url=base_url, xsd=not no_xsd)
+                              base_url=base_url, xsd=not no_xsd, fetch=fetch)
     except (ConfigurationError, InputError) as exc:
         fail(str(exc), EXIT_USAGE)
     if fmt == "json":
