@@ -28,6 +28,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work" / "bombs"
@@ -136,8 +137,7 @@ def measure(command: str, path: Path) -> tuple[int, float, float, str]:
     return proc.returncode, rusage.ru_maxrss / 1024, elapsed, " ".join(codes[:6])
 
 
-def _tail(fh: object) -> str:
-    assert hasattr(fh, "seek") and hasattr(fh, "read")
+def _tail(fh: IO[bytes]) -> str:
     fh.seek(0, os.SEEK_END)
     size = fh.tell()
     fh.seek(max(0, size - 65536))

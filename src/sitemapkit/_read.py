@@ -34,6 +34,7 @@ from sitemapkit._sniff import (
     GzipDecoder,
     GzipNestingError,
     KindInfo,
+    _doctype_end,
     detect_encoding,
     is_gzip,
     sniff_kind,
@@ -380,7 +381,10 @@ class SitemapParser:
             at = text.upper().find("<!DOCTYPE")
             line = text.count("\n", 0, at) + 1 if at >= 0 else 1
             column = at - text.rfind("\n", 0, at) if at >= 0 else 1
-            self.problem(C.DTD_REFUSED, f"DOCTYPE refused ({info.doctype[:60]!r}...); no entity is expanded, "
+            # Quoted up to the declaration's end: the text after it depends on how many bytes had arrived.
+            end = _doctype_end(text, at + 9) if at >= 0 else -1
+            quoted = text[at:min(end, at + 60)] if end >= 0 else (text[at:at + 60] if at >= 0 else info.doctype[:60])
+            self.problem(C.DTD_REFUSED, f"DOCTYPE refused ({quoted!r}...); no entity is expanded, "
                          "nothing is read from the document", line, column)
             self._stopped = True
             return

@@ -210,6 +210,9 @@ class CanonicalLane:
                 self.off = True
                 return b""
             buf = buf[end:]
+            if self._decline():
+                self.off = True  # lxml reads it all, from right after the head it already has
+                return buf
         return self._scan(buf, final=False)
 
     def finish_early(self, data: bytes) -> bytes:
@@ -232,6 +235,10 @@ class CanonicalLane:
     def _start(self, head: bytes) -> bool:
         """Give lxml the head; False when lxml rejected it (the document is then dead)."""
         raise NotImplementedError
+
+    def _decline(self) -> bool:
+        """True when the lane must not start although the head matched (lxml takes the rest as it comes)."""
+        return False
 
     def _consume(self, text: str, pos: int, buf: bytes) -> int:
         """Handle the contiguous canonical blocks from ``pos``; return the position after the last one."""
@@ -286,6 +293,11 @@ class FastUrlset(CanonicalLane):
     def _start(self, head: bytes) -> bool:
         self._e._lx_feed(head)
         return not self._e.dead
+
+    def _decline(self) -> bool:
+        # lxml logged an error it goes on after (an xmlns that is not a URI): it fails the document at its end,
+        # and it may read the elements differently; the element path alone says what it says.
+        return bool(len(self._e._p.feed_error_log))
 
     def _consume(self, text: str, pos: int, buf: bytes) -> int:
         e = self._e

@@ -89,6 +89,7 @@ _URL_START = re.compile(r"https?://", re.IGNORECASE)
 _CACHE_SIZE = 4096
 _simple_uri = SIMPLE_URI.fullmatch
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
+_SOH_IN_MESSAGE = re.compile(r"(Char 0x|Char value )1\b")
 _ERROR_SUFFIX = re.compile(r",? line \d+, column \d+.*$", re.S)
 
 
@@ -230,6 +231,10 @@ class XmlEngine:
         self._lines_fed = 1
         self._decoder = None if enc.is_utf8 else codecs.getincrementaldecoder(enc.encoding)("strict")
         self._dead = False
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")  # only validates (see _valid_utf8)
+        self._utf8_carry = b""
+        self._nul = False  # a NUL byte was read (as U+0001, see _feed_utf8) before any real U+0001
+        self._soh = False  # a real U+0001 was read
         # Lenient mode repairs bare "&" (the commonest XML mistake in hand-made sitemaps); strict mode lets libxml2
         # stop at it with the exact position.
         self._amp = None if owner.strict else _AmpRepair(1)
@@ -297,9 +302,37 @@ class XmlEngine:
                                    f"bytes are not valid {exc.encoding}: {exc.reason}; reading stopped")
                     self._die()
                 return
-        elif self._first and self._bom:
-            data = data[self._bom:]
+        else:
+            if self._first and self._bom:
+                data = data[self._bom:]
+            if self._utf8_carry or not data.isascii():
+                checked = self._valid_utf8(data)
+                if checked is None:
+                    return
+                data = checked
         self._feed_utf8(data)
+
+    def _valid_utf8(self, data: bytes) -> bytes | None:
+        """The complete, valid UTF-8 characters of the held bytes and ``data`` (a character cut at the end is
+        held); None when the bytes are not UTF-8 (reported, reading stopped). libxml2 notices bad bytes in text
+        or not depending on where its buffer ends, so they are checked here, once, the same for any chunking."""
+        buf = self._utf8_carry + data
+        self._utf8_carry = b""
+        try:
+            self._utf8.decode(data)
+        except UnicodeDecodeError as exc:
+            # The decoder's input was the held bytes and data, as ``buf``: read what comes before the bad bytes.
+            self._feed_utf8(buf[:exc.start])
+            if not self._dead:
+                self._drain()
+                self.o.problem(C.UNDECODABLE, f"bytes are not valid UTF-8: {exc.reason}; reading stopped")
+                self._die()
+            return None
+        held = len(self._utf8.getstate()[0])
+        if held:
+            self._utf8_carry = buf[len(buf) - held:]
+            return buf[:len(buf) - held]
+        return buf
 
     def _decodable_prefix(self, state: tuple[bytes, int], data: bytes, exc: UnicodeDecodeError) -> bytes:
         """UTF-8 of the characters of ``data`` before the bytes ``exc`` rejected (decoded from ``state``)."""
@@ -316,6 +349,15 @@ class XmlEngine:
             return b""
 
     def _feed_utf8(self, data: bytes) -> None:
+        if b"\x00" in data:
+            # libxml2 looks for the end of a declaration, comment, PI or CDATA section with C string functions,
+            # which stop at a NUL: whether it reports the NUL at once or only at close then depends on the
+            # chunking. U+0001 is just as invalid everywhere in XML (same error, same place) and not a terminator.
+            if not self._nul:
+                self._nul = b"\x01" not in data[:data.index(b"\x00")] and not self._soh
+            data = data.replace(b"\x00", b"\x01")
+        elif not self._soh and b"\x01" in data:
+            self._soh = True
         if self._first:
             self._first = False
             if self._strip_ws:
@@ -377,9 +419,12 @@ class XmlEngine:
                 self.o.problem(C.UNDECODABLE, f"document ends inside a {exc.encoding} character")
                 rest = b""
             if rest:
-                self.feed(rest)
+                self._feed_utf8(rest)
                 if self.dead:
                     return
+        elif self._utf8_carry:
+            self._utf8_carry = b""
+            self.o.problem(C.UNDECODABLE, "document ends inside a UTF-8 character")
         amp = self._amp
         if amp is not None:
             tail = amp.repair(b"", final=True)
@@ -432,6 +477,8 @@ class XmlEngine:
     def _report_syntax(self, message: str, line: int | None, column: int | None, *, at_close: bool) -> None:
         line = line or None
         column = column or None
+        if self._nul:  # the character libxml2 names is the NUL the document has
+            message = _SOH_IN_MESSAGE.sub(r"\g<1>0", message)
         if line is not None:
             if line == self._col_fix_line and column is not None:
                 column += self._col_fix

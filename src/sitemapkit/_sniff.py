@@ -3,8 +3,9 @@
 Three layers, each usable on its own (the reader drives them incrementally; the validator reuses them):
 
 1. **Compression.** :class:`GzipDecoder` inflates gzip by its magic bytes, also gzip inside gzip and concatenated
-   members, under a byte budget (:class:`~sitemapkit.LimitExceededError` past it), in bounded steps so a bomb
-   never gets a chance to allocate its payload.
+   members, under a byte budget (:class:`~sitemapkit.LimitExceededError` past it), lazily in slices of at most
+   256 KiB (``iter_decompress``) so a bomb never gets a chance to allocate its payload, whatever its ratio or
+   nesting; more than three layers is :class:`GzipNestingError`.
 2. **Encoding.** :func:`detect_encoding` reads byte-order marks (UTF-8/16/32), the BOM-less UTF-16/32 patterns of
    ``<?xml`` and the ``encoding=`` of the XML declaration; the default is UTF-8.
 3. **Kind.** :func:`sniff_kind` skips the prolog (whitespace, XML declaration, comments, processing instructions)
@@ -85,7 +86,7 @@ class GzipNestingError(zlib.error):
 
 
 class _Layer:
-    """One gzip stream (possibly several concatenated members, NUL padding between or after them allowed)."""
+    """One gzip stream: several concatenated members are read; NUL padding after the last one is ignored."""
 
     __slots__ = ("_between", "_d", "_done", "_trailing")
 
@@ -481,11 +482,10 @@ def sniff(data: bytes, *, max_decompressed_bytes: int | None = DEFAULT_MAX_DECOM
         out: list[bytes] = []
         size = 0
         try:
-            for start in range(0, len(data), 1024):
-                for piece in dec.decompress(data[start:start + 1024]):
-                    out.append(piece)
-                    size += len(piece)
-                if size >= 65536 or dec.exceeded:
+            for piece in dec.iter_decompress(data):  # lazily: a bomb stops after its first slices
+                out.append(piece)
+                size += len(piece)
+                if size >= 65536:
                     break
         except zlib.error:
             pass

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from sitemapkit import ConfigurationError, CrawlState
+from sitemapkit._crawlstate import StateInUseError
 
 
 def test_frontier_is_breadth_first_and_resumable(tmp_path: Path) -> None:
@@ -54,3 +60,38 @@ def test_not_a_state_file(tmp_path: Path) -> None:
     bad.write_bytes(b"this is not a database" * 100)
     with pytest.raises(ConfigurationError, match="crawl state"):
         CrawlState(bad)
+
+
+def test_one_process_at_a_time_per_state_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    lock = tmp_path / "s.sqlite.lock"
+    with CrawlState(path) as st:
+        st.start_new("http://e.com/", "T1")
+        assert lock.read_text().strip() == str(os.getpid())
+        with pytest.raises(StateInUseError, match=rf"state file {re.escape(str(path))} is in use by process "
+                                                  rf"{os.getpid()}\b"):
+            CrawlState(path)
+        assert st.get_meta("start_url") == "http://e.com/"  # the refused open changed nothing
+    assert not lock.exists()
+    with CrawlState(path) as st:
+        assert st.get_meta("crawl_time") == "T1"
+
+
+def test_a_killed_owner_leaves_no_lock(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom sitemapkit import CrawlState\n"
+         f"st = CrawlState({str(path)!r})\nprint('ready', flush=True)\ntime.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    ) as holder:
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "ready"
+            with pytest.raises(StateInUseError, match=f"in use by process {holder.pid}"):
+                CrawlState(path)
+        finally:
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(30)
+    assert (tmp_path / "s.sqlite.lock").exists()  # left behind by kill -9, but no longer locked
+    with CrawlState(path) as st:
+        assert st.get_meta("schema") == "1"

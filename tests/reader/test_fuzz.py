@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,3 +70,60 @@ def test_mutations_never_crash(data: bytes, cuts: list[int]) -> None:
 def test_random_bytes_never_crash(data: bytes) -> None:
     result = parse_bytes(data)
     assert result.kind is not None
+
+
+def _fuzzer() -> ModuleType:
+    """benchmarks/fuzz_reader.py, loaded as a module (benchmarks/ is not a package)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fuzz_reader.py"
+    spec = importlib.util.spec_from_file_location("fuzz_reader", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_reader"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_short_chunking_fuzz_run_finds_nothing() -> None:
+    """A short run of the chunking fuzzer: generated and corpus-seeded mutants, whole vs random chunkings."""
+    fuzz = _fuzzer()
+    summary = fuzz.run(2500, seed=20261124, minimise_failures=False)
+    assert summary.inputs == 2500
+    assert summary.chunkings >= summary.inputs
+    assert [f"{f.index}: {f.detail[:400]}" for f in summary.failures] == []
+
+
+def test_fuzzer_runs_without_the_shared_corpus(tmp_path: Path) -> None:
+    fuzz = _fuzzer()
+    assert fuzz.corpus_seeds(tmp_path / "missing") == []
+    summary = fuzz.run(150, seed=3, minimise_failures=False, seeds=fuzz.generated_seeds(seed=3))
+    assert summary.inputs == 150
+    assert summary.failures == []
+
+
+def test_fuzzer_reports_and_minimises_a_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fuzzer's own check: a reader whose events depend on the chunking is caught and the input shrunk."""
+    fuzz = _fuzzer()
+    real = fuzz.read
+
+    def chunk_dependent(data: bytes, cuts: list[int], *, strict: bool = False) -> object:
+        events = real(data, cuts, strict=strict)
+        return [*events, "cut"] if cuts and b"zz" in data else events
+
+    monkeypatch.setattr(fuzz, "read", chunk_dependent)
+    data = b"https://example.com/a\nzz\nhttps://example.com/b\n"
+    assert fuzz.check(data, [5], strict=False) is not None
+    assert fuzz.check(data, [], strict=False) is None
+    assert fuzz.minimise(data, False, "mismatch", budget=10.0) == b"zz"
+
+
+def test_fuzzer_command_prints_the_summary_table() -> None:
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "fuzz_reader.py"
+    done = subprocess.run([sys.executable, str(script), "--count", "60", "--seed", "9"], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = dict(line.split(None, 1) for line in done.stdout.splitlines() if line.strip())
+    assert rows["inputs"] == "60"
+    assert rows["failures"] == "0"
+    assert {"chunkings", "elapsed", "seed"} <= rows.keys()

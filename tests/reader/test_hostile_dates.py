@@ -49,9 +49,11 @@ def test_year_zero_is_out_of_range_and_real_extremes_convert() -> None:
 
 def test_lenient_parser_still_reads_real_rfc822_dates() -> None:
     lm = parse_lastmod_lenient("Mon, 01 Jan 2024 10:00:00 +1400")
-    assert lm is not None and lm.text == "2024-01-01T10:00:00+14:00"
+    assert lm is not None
+    assert lm.text == "2024-01-01T10:00:00+14:00"
     lm = parse_lastmod_lenient("Mon, 01 Jan 24 10:00:00 GMT")
-    assert lm is not None and lm.text == "2024-01-01T10:00:00Z"
+    assert lm is not None
+    assert lm.text == "2024-01-01T10:00:00Z"
 
 
 def test_non_ascii_digits_are_not_w3c() -> None:
@@ -115,7 +117,8 @@ def test_cli_urls_and_validate_report_lines_not_tracebacks(tmp_path: Path) -> No
         (tmp_path / name).write_bytes(data)
     paths = [str(tmp_path / name) for name in files]
     r = _cli("urls", *paths)
-    assert "Traceback" not in r.stderr and r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.returncode == 0, r.stderr
     assert len(r.stdout.splitlines()) == len(HOSTILE) + 1 + 3 + 3
     assert f"{tmp_path / 'set.xml'}:3: warning SM118: " in r.stderr
     assert f"{tmp_path / 'feed.xml'}:3: warning SM118: " in r.stderr
@@ -126,15 +129,18 @@ def test_cli_urls_and_validate_report_lines_not_tracebacks(tmp_path: Path) -> No
     out = r.stdout + r.stderr
     for line in range(3, 3 + len(HOSTILE)):
         assert f"{tmp_path / 'set.xml'}:{line}:" in out
-    assert f"{tmp_path / 'feed.xml'}:4:" in out and f"{tmp_path / 'atom.xml'}:3:" in out
+    assert f"{tmp_path / 'feed.xml'}:4:" in out
+    assert f"{tmp_path / 'atom.xml'}:3:" in out
 
 
 @pytest.mark.parametrize("now", ["9999-12-31T23:00:00Z", "0001-01-01"])
 def test_cli_validate_now_out_of_range_is_a_usage_error(tmp_path: Path, now: str) -> None:
     (tmp_path / "set.xml").write_bytes(_urlset())
     r = _cli("validate", "--now", now, str(tmp_path / "set.xml"))
-    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    assert "--now" in r.stderr and "out of range" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.returncode == 2, r.stderr
+    assert "--now" in r.stderr
+    assert "out of range" in r.stderr
 
 
 def test_validator_near_calendar_ends(tmp_path: Path) -> None:
@@ -162,4 +168,5 @@ def test_cli_generate_csv_reports_the_line(tmp_path: Path) -> None:
     for line in (2, 3, 5):
         assert f"{src}:{line}: error SM610: lastmod" in r.stderr
     written = (out / "sitemap.xml").read_text(encoding="utf-8")
-    assert "https://e.com/c" in written and "https://e.com/a" not in written
+    assert "https://e.com/c" in written
+    assert "https://e.com/a" not in written

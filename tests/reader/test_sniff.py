@@ -41,6 +41,31 @@ def test_concatenated_members() -> None:
     assert len(parse_bytes(data).entries) == 1
 
 
+def _decode_split(data: bytes, cuts: list[int]) -> tuple[bytes, bool, bool]:
+    dec = GzipDecoder()
+    out: list[bytes] = []
+    for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
+        out.extend(dec.decompress(data[start:end]))
+    out.extend(dec.flush())
+    return b"".join(out), dec.finished, dec.trailing_garbage
+
+
+@pytest.mark.parametrize(("tail", "trailing"), [(b"", False), (b"\0\0\0", False), (b"junk", True),
+                                                (b"\x1f", True), (b"\0\x1f\x8b", True)])
+@pytest.mark.parametrize("outer", [False, True])
+def test_members_padding_and_garbage_read_the_same_at_every_cut(tail: bytes, trailing: bool, outer: bool) -> None:
+    """A read boundary at a member's end (or inside the next member's magic) changes nothing: before, the members
+    after such a boundary were dropped silently."""
+    half = len(URLSET) // 2
+    data = gzip.compress(URLSET[:half]) + gzip.compress(URLSET[half:]) + tail
+    if outer:
+        data = gzip.compress(data)
+    assert _decode_split(data, []) == (URLSET, True, trailing)
+    for cut in range(1, len(data)):
+        assert _decode_split(data, [cut]) == (URLSET, True, trailing), cut
+    assert _decode_split(data, list(range(1, len(data)))) == (URLSET, True, trailing)
+
+
 def test_trailing_garbage_after_gzip_is_reported() -> None:
     result = parse_bytes(gzip.compress(URLSET) + b"garbage")
     assert len(result.entries) == 1

@@ -15,7 +15,7 @@ from sitemapkit._cli._fetchopts import fetch_options, settings_from
 from sitemapkit._discover import Discovery
 from sitemapkit._exceptions import LimitExceededError, ParseError
 from sitemapkit._model import SitemapRef, UrlEntry, entry_to_dict
-from sitemapkit._problems import Problem, Severity, escape_controls
+from sitemapkit._problems import Problem, Severity, escape_controls, escape_json_controls
 from sitemapkit._read import Located
 from sitemapkit._sources import DocumentDone, open_sources
 from sitemapkit._urls import is_url_source
@@ -53,7 +53,7 @@ class _Output:
             return
         d = entry_to_dict(item)
         d["source"] = source
-        self.stream.write(json.dumps(d, ensure_ascii=False) + "\n")
+        self.stream.write(escape_json_controls(json.dumps(d, ensure_ascii=False)) + "\n")
 
 
 class _Progress:
@@ -165,13 +165,13 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
             except LimitExceededError as exc:
                 failed = True
                 stream.flush()
-                click.echo(f"{name}: error SM112: {exc}", err=True)
+                click.echo(escape_controls(f"{name}: error SM112: {exc}"), err=True)
             except BrokenPipeError:
                 raise
             except OSError as exc:
                 failed = True
                 stream.flush()
-                click.echo(f"sitemapkit: error: cannot read {name}: {exc.strerror or exc}", err=True)
+                click.echo(escape_controls(f"sitemapkit: error: cannot read {name}: {exc.strerror or exc}"), err=True)
         stream.flush()
     except BrokenPipeError:
         # The reader of our output went away (``| head``): stop quietly, like other Unix tools.
