@@ -518,11 +518,23 @@ class XmlEngine:
             # last text node in place, keeping its length in the parser context), so freeing it, or making an
             # older text node the parent's last child, lets the next feed write past a freed or short buffer.
             # The siblings before it are complete: a later start tag ended their tails. Batched per feed.
+            # Only items at the top level are freed: an item nested in an unclosed one is part of that one's text
+            # (read when it ends), so freeing it would make that text depend on where the feeds ended.
             parent = last.getparent()
-            if parent is not None:
+            if parent is not None and not self._in_item(parent):
                 index = parent.index(last)
                 if index:
                     del parent[:index]
+
+    def _in_item(self, el: Any) -> bool:
+        """Whether ``el`` is an item or inside one."""
+        item_local = self._item_local
+        while el is not None:
+            tag = el.tag
+            if isinstance(tag, str) and tag.rpartition("}")[2].lower() == item_local:
+                return True
+            el = el.getparent()
+        return False
 
     # --- classification ---------------------------------------------------------------------------------------
     def _classify(self, tag: object) -> int:

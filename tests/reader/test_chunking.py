@@ -115,6 +115,10 @@ CHUNKING_CASES = {
                               b"</channel></rss>",
     "nul-in-comment": b"<urlset><!-- \x00 --><url><loc>https://e.com/a&b</loc></url>\n<url><loc>https://e.com/c</loc>"
                       b"</url>\n<url><loc>https://e.com/d</loc></url>\n</urlset>",
+    # Items nested in an unclosed <loc> were freed per feed, so the outer item's loc text lost some of them.
+    "index-items-nested-in-a-loc": (f'<sitemapindex xmlns="{NS}"><sitemap><loc>https://e.com/a\n'
+                                    + "".join(f"<sitemap><loc>https://e.com/n{i}</loc></sitemap>\n" for i in range(6))
+                                    + "</loc></sitemap></sitemapindex>").encode(),
     # DOCTYPE: the quoted declaration ran on into whatever text had arrived.
     "doctype-quoted": b'<!DOCTYPE urlset <loc>https://example.com/x</loc>[<!ENTITY a "b">]>\n<urlset/>',
 }
