@@ -208,8 +208,9 @@ def mutate(data: bytes, rnd: random.Random) -> bytes:
 
 # --- reading and checking -------------------------------------------------------------------------------------
 
-def read(data: bytes, cuts: list[int], *, strict: bool = False) -> list[Event] | str:
-    """Events of ``data`` fed in pieces split at ``cuts``; in strict mode, the exception's text when one is raised."""
+def read(data: bytes, cuts: list[int], *, strict: bool = False) -> list[Event | str]:
+    """Events of ``data`` fed in pieces split at ``cuts``; in strict mode, ending with the exception's text when one
+    is raised (after the events completed before it, which the exception carries)."""
     parser = SitemapParser("fuzz", positions=True, strict=strict)
     events: list[Event] = []
     start = 0
@@ -223,10 +224,9 @@ def read(data: bytes, cuts: list[int], *, strict: bool = False) -> list[Event] |
     except (ParseError, LimitExceededError) as exc:
         if not strict:
             raise
-        # Events completed in the feed() that raised are not returned (the caller gets the exception), so only
-        # the exception is compared.
-        return type(exc).__name__ + ": " + str(exc)
-    return events
+        # The events completed in the call that raised come with the exception: all of them are compared.
+        return [*events, *exc.events, type(exc).__name__ + ": " + str(exc)]  # type: ignore[list-item]
+    return list(events)
 
 
 def random_cuts(n: int, rnd: random.Random) -> list[int]:

@@ -67,7 +67,14 @@ class ConfigurationError(SitemapkitError, ValueError):
 
 
 class InputError(SitemapkitError):
-    """The input being read is invalid."""
+    """The input being read is invalid.
+
+    ``events`` holds what a reader completed before the error within the call that raised it (a strict reader's
+    ``feed()`` or ``close()``), so that a caller sees the same events whatever the chunking: the events returned by
+    earlier calls, then these, then the error.
+    """
+
+    events: tuple[object, ...] = ()
 
 
 class ParseError(InputError):

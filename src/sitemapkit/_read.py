@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from sitemapkit import _read_codes as C
-from sitemapkit._exceptions import LimitExceededError, ParseError, SitemapkitError
+from sitemapkit._exceptions import InputError, LimitExceededError, ParseError, SitemapkitError
 from sitemapkit._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_INDEX_ENTRIES
 from sitemapkit._model import SitemapRef, UrlEntry
 from sitemapkit._problems import Location, Problem, ProblemCode, Severity
@@ -163,7 +163,11 @@ class SitemapParser:
         if self._closed:
             raise ReaderStateError("feed() called after close()")
         if data and not self._stopped:
-            self._feed(bytes(data))
+            try:
+                self._feed(bytes(data))
+            except InputError as exc:
+                exc.events = tuple(self._take())
+                raise
         return self._take()
 
     def feed_steps(self, data: bytes) -> Iterator[list[Event]]:
@@ -178,8 +182,12 @@ class SitemapParser:
         if self._closed:
             raise ReaderStateError("close() called twice")
         self._closed = True
-        for _ in self._close_steps():
-            pass
+        try:
+            for _ in self._close_steps():
+                pass
+        except InputError as exc:
+            exc.events = tuple(self._take())
+            raise
         return self._take()
 
     def close_steps(self) -> Iterator[list[Event]]:
@@ -190,9 +198,15 @@ class SitemapParser:
         return self._batches_of(self._close_steps())
 
     def _batches_of(self, steps: Iterator[None]) -> Iterator[list[Event]]:
-        for _ in steps:
+        try:
+            for _ in steps:
+                if self._out:
+                    yield self._take()
+        except InputError:
+            # strict mode: the events completed before the error come first, then the error
             if self._out:
                 yield self._take()
+            raise
         if self._out:
             yield self._take()
 

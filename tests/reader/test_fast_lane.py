@@ -38,6 +38,7 @@ def _read(data: bytes, cuts: list[int], *, fast: bool, strict: bool = False, pos
             events.extend(parser.feed(data[start:]))
             events.extend(parser.close())
         except ParseError as exc:
+            events.extend(exc.events)  # type: ignore[arg-type]
             error = repr(exc.problem)
         return events, error
     finally:
