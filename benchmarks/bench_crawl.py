@@ -186,7 +186,7 @@ def bench_parsers() -> None:
     import lxml.html
     from selectolax.lexbor import LexborHTMLParser
 
-    from sitemapkit._html import extract_page
+    from sitemapkit.crawl._html import extract_page
 
     selector = "a[href], area[href], base[href], link[href], meta[name][content], img"
     skip = ("script", "style", "noscript", "template")

@@ -130,16 +130,16 @@ def case_sitemapkit_ext(name: str) -> int:
 
 def case_sitemapkit_no_lane(index: str) -> int:
     """The same with the fast lane switched off (every <url> through lxml elements): the A/B in the same run."""
-    import sitemapkit._read_fast
+    import sitemapkit.read._lane
 
-    sitemapkit._read_fast.ENABLED = False
+    sitemapkit.read._lane.ENABLED = False
     return case_sitemapkit(index)
 
 
 def case_sitemapkit_ext_no_lane(name: str) -> int:
-    import sitemapkit._read_fast
+    import sitemapkit.read._lane
 
-    sitemapkit._read_fast.ENABLED = False
+    sitemapkit.read._lane.ENABLED = False
     return case_sitemapkit_ext(name)
 
 
@@ -303,7 +303,7 @@ def engines() -> None:
 # --- where the time goes (parts stubbed out one after another; interleaved best-of-N CPU time) --------------
 
 def breakdown(reps: int = 12) -> None:
-    import sitemapkit._read_xml as rx
+    import sitemapkit.read._xml as rx
     from sitemapkit import LastMod, SitemapParser
 
     full = (WORK / "sitemap-1.xml").read_bytes()
@@ -329,7 +329,7 @@ def breakdown(reps: int = 12) -> None:
             self.loc = loc
 
     one = LastMod("2024-01-01")
-    import sitemapkit._read_fast as rf
+    import sitemapkit.read._lane as rf
 
     names = ("lastmod_of_valid_form", "canonical_url_entry", "DUPLICATE_TRACKING_LIMIT")
     orig = {(m, a): getattr(m, a) for m in (rx, rf) for a in names}

@@ -53,7 +53,7 @@ def one(mode: str, path: str) -> None:
     from lxml import etree
 
     from sitemapkit import validate
-    from sitemapkit._schemas import SchemaKind, load_schema
+    from sitemapkit.validate._schemas import SchemaKind, load_schema
 
     schema = load_schema(SchemaKind.URLSET)  # compiled before the clock starts, for every mode
     start = time.perf_counter()
@@ -72,7 +72,7 @@ def one(mode: str, path: str) -> None:
 
 def measure(mode: str, path: Path) -> dict[str, object]:
     if mode == "xmllint":
-        from sitemapkit._schemas import SchemaKind, schema_path
+        from sitemapkit.validate._schemas import SchemaKind, schema_path
 
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()

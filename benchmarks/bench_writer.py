@@ -198,7 +198,7 @@ def gzip_levels() -> None:
     import io
     import zlib
 
-    from sitemapkit import UrlsetWriter
+    from sitemapkit.write import UrlsetWriter
 
     sink = io.BytesIO()
     with UrlsetWriter(sink) as w:

@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitemapkit import Event, LimitExceededError, ParseError, SitemapParser
+from sitemapkit import LimitExceededError, ParseError, SitemapParser
+from sitemapkit.read import Event
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parents[1] / "shared" / "corpus"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from sitemapkit import CODES
-from sitemapkit._validate_codes import EXAMPLES, GOOGLE_CODES, VALIDATOR_CODES
+from sitemapkit.core import CODES
+from sitemapkit.validate._codes import EXAMPLES, GOOGLE_CODES, VALIDATOR_CODES
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "checks.md"
 

@@ -1,6 +1,6 @@
 """``python -m sitemapkit``: the same as the ``sitemapkit`` command."""
 
-from sitemapkit._cli import main
+from sitemapkit.cli import main
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from sitemapkit._cli import cli
+from sitemapkit.cli import cli
 
 COMMANDS = sorted(cli.commands)
 

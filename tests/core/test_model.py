@@ -14,10 +14,12 @@ from sitemapkit import (
     InvalidValueError,
     LastMod,
     News,
-    Precision,
     SitemapRef,
     UrlEntry,
     Video,
+)
+from sitemapkit.core import (
+    Precision,
     VideoPlatform,
     VideoRestriction,
     VideoUploader,
@@ -250,6 +252,6 @@ class TestHandWrittenInit:
     ],
 )
 def test_is_url_source(source: str, is_url: bool) -> None:
-    from sitemapkit._urls import is_url_source
+    from sitemapkit.core._urls import is_url_source
 
     assert is_url_source(source) is is_url

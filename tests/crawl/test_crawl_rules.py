@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitemapkit import ConfigurationError, Crawler, CrawlOptions, CrawlState, Reason, Scope
+from sitemapkit import ConfigurationError, Crawler, CrawlOptions
+from sitemapkit.crawl import CrawlState, Reason, Scope
 
 
 def crawler(url: str = "https://www.example.com/blog/index.html", **kw: object) -> Crawler:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit import ConfigurationError, CrawlState
-from sitemapkit._crawlstate import StateInUseError
+from sitemapkit import ConfigurationError
+from sitemapkit.crawl import CrawlState
+from sitemapkit.crawl._state import StateInUseError
 
 
 def test_frontier_is_breadth_first_and_resumable(tmp_path: Path) -> None:
@@ -80,7 +81,7 @@ def test_one_process_at_a_time_per_state_file(tmp_path: Path) -> None:
 def test_a_killed_owner_leaves_no_lock(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     with subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom sitemapkit import CrawlState\n"
+        [sys.executable, "-c", "import sys, time\nfrom sitemapkit.crawl import CrawlState\n"
          f"st = CrawlState({str(path)!r})\nprint('ready', flush=True)\ntime.sleep(60)"],
         stdout=subprocess.PIPE, text=True,
     ) as holder:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitemapkit import RobotsDirectives, extract_page, parse_x_robots_tag
-from sitemapkit._html import parse_robots_content
+from sitemapkit.crawl import RobotsDirectives, extract_page, parse_x_robots_tag
+from sitemapkit.crawl._html import parse_robots_content
 
 PAGE = b"""<!DOCTYPE html><html><head>
 <base href="/docs/v2/"><base href="/ignored/">

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sitemapkit import InvalidValueError, UrlNormalizer
-from sitemapkit._normalize import remove_dot_segments
+from sitemapkit import InvalidValueError
+from sitemapkit.crawl import UrlNormalizer
+from sitemapkit.crawl._normalize import remove_dot_segments
 
 N = UrlNormalizer()
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit import Discovery, DocumentDone, FetchSettings, Problem, SitemapRef, UrlEntry, open_sources
+from sitemapkit import Problem, SitemapRef, UrlEntry
+from sitemapkit.fetch import Discovery, DocumentDone, FetchSettings, open_sources
 from tests.support.server import LocalServer, Request, Response
 from tests.support.sites import HTML_ERROR, Site, index_xml, urlset_xml
 

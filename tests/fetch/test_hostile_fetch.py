@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sitemapkit._addresses import AddressPolicy, address_class, host_address
-from sitemapkit._cli import cli
-from sitemapkit._crawl import Crawler, CrawlOptions
-from sitemapkit._crawlstate import CrawlState
-from sitemapkit._http import (
+from sitemapkit.cli import cli
+from sitemapkit.core._problems import Problem
+from sitemapkit.crawl._crawler import Crawler, CrawlOptions
+from sitemapkit.crawl._state import CrawlState
+from sitemapkit.fetch._addresses import AddressPolicy, address_class, host_address
+from sitemapkit.fetch._http import (
     AddressRefusedError,
     AiohttpTransport,
     HttpClient,
@@ -35,9 +36,8 @@ from sitemapkit._http import (
     TransportError,
     TransportRequest,
 )
-from sitemapkit._problems import Problem
-from sitemapkit._sources import FetchSettings, open_sources
-from sitemapkit._walk import SitemapNode, WalkOptions, walk
+from sitemapkit.fetch._sources import FetchSettings, open_sources
+from sitemapkit.fetch._walk import SitemapNode, WalkOptions, walk
 from tests.support.server import LocalServer, Response
 from tests.support.sites import Site, index_xml, urlset_xml
 

@@ -12,8 +12,8 @@ from typing import TypeVar
 import brotli
 import pytest
 
-from sitemapkit import (
-    FetchError,
+from sitemapkit import FetchError, TooManyRedirectsError
+from sitemapkit.fetch import (
     HttpClient,
     HttpResponse,
     MockResponse,
@@ -21,11 +21,10 @@ from sitemapkit import (
     ResponseTooLargeError,
     RetryPolicy,
     Timeouts,
-    TooManyRedirectsError,
     TransportError,
     TransportRequest,
 )
-from sitemapkit._http import DEFAULT_USER_AGENT, parse_retry_after
+from sitemapkit.fetch._http import DEFAULT_USER_AGENT, parse_retry_after
 from tests.support.server import LocalServer, Response
 
 T = TypeVar("T")

@@ -12,17 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit import (
-    Discovery,
-    FoundVia,
-    HttpClient,
-    MockResponse,
-    MockTransport,
-    RobotsTxt,
-    TransportRequest,
-    discover,
-)
-from sitemapkit._robots import decode_robots, robots_url_for, url_key
+from sitemapkit import discover
+from sitemapkit.fetch import Discovery, FoundVia, HttpClient, MockResponse, MockTransport, RobotsTxt, TransportRequest
+from sitemapkit.fetch._robots import decode_robots, robots_url_for, url_key
 
 PLAYSTATION_LOCALES_WITH_SLASH = {
     "en-au", "de-at", "fr-be", "nl-be", "bg-bg", "hr-hr", "cs-cz", "da-dk", "fi-fi", "fr-fr", "de-de", "el-gr",

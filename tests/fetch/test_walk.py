@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit import (
+from sitemapkit import discover, walk_site
+from sitemapkit.fetch import (
     Discovery,
     EntryBatch,
     FoundVia,
@@ -20,11 +21,9 @@ from sitemapkit import (
     Timeouts,
     TransportRequest,
     WalkOptions,
-    discover,
     walk,
-    walk_site,
 )
-from sitemapkit._sniff import DocumentKind
+from sitemapkit.read._sniff import DocumentKind
 from tests.support.server import LocalServer, Response
 from tests.support.sites import HTML_ERROR, Site, index_xml, urlset_xml
 

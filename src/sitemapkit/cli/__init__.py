@@ -1,0 +1,50 @@
+"""The ``sitemapkit`` command line: a thin adapter over the library.
+
+Each command lives in its own module (``_cli/_generate.py``, ...) and is registered below. Library errors are
+translated to messages and exit codes here, at the boundary, and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from sitemapkit import __version__
+from sitemapkit.cli._common import run_main
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="sitemapkit")
+def cli() -> None:
+    """sitemapkit: generate, read, validate, discover and crawl sitemaps.
+
+    Exit status: 0 success, 1 problems found (or the job failed), 2 usage error.
+    """
+
+
+# Commands register here, one line each.
+# from sitemapkit.cli._generate import generate; cli.add_command(generate)
+from sitemapkit.cli._discover import discover  # noqa: E402
+
+cli.add_command(discover)
+from sitemapkit.cli._generate import generate  # noqa: E402
+
+cli.add_command(generate)
+from sitemapkit.cli._urls import urls  # noqa: E402
+
+cli.add_command(urls)
+from sitemapkit.cli._validate import validate  # noqa: E402
+
+cli.add_command(validate)
+from sitemapkit.cli._crawl import crawl  # noqa: E402
+
+cli.add_command(crawl)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the console script and of ``python -m sitemapkit``."""
+    run_main(cli, argv)
+
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,230 @@
+"""``sitemapkit crawl``: crawl a site, publish its sitemap set and write the crawl reports.
+
+Only adapts the library: :class:`~sitemapkit.Crawler` does the crawl into a :class:`~sitemapkit.crawl.CrawlState`,
+:func:`~sitemapkit.crawl.sitemap_entries` feeds the writer's :class:`~sitemapkit.SitemapSetWriter`, and
+:func:`~sitemapkit.crawl.write_crawl_reports` writes ``crawl-report.json`` and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.live import Live
+from rich.text import Text
+
+from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fail, print_problem, stderr_console
+from sitemapkit.cli._generate import OutputOptions, output_options, print_manifest_summary
+from sitemapkit.core._errors import InvalidValueError, PublishError
+from sitemapkit.core._limits import MAX_LOC_LENGTH
+from sitemapkit.core._problems import Location
+from sitemapkit.crawl._crawler import (
+    SM701,
+    Crawler,
+    CrawlOptions,
+    CrawlProgress,
+    CrawlSummary,
+    Scope,
+    check_start_url,
+    sitemap_entries,
+)
+from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
+from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON, write_crawl_reports
+from sitemapkit.crawl._state import CrawlState
+from sitemapkit.fetch._http import DEFAULT_USER_AGENT
+from sitemapkit.write._sitemapset import Manifest, SitemapSetWriter
+
+__all__ = ["crawl"]
+
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+DEFAULT_STATE_NAME = ".sitemapkit-crawl.sqlite"
+
+
+class _LiveProgress:
+    """One status line on stderr, refreshed while the crawl runs (only on a terminal)."""
+
+    def __init__(self) -> None:
+        console = stderr_console()
+        self._live: Live | None = Live(console=console, refresh_per_second=4, transient=False) \
+            if console.is_terminal else None
+
+    def __enter__(self) -> _LiveProgress:
+        if self._live is not None:
+            self._live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+    def update(self, p: CrawlProgress) -> None:
+        if self._live is None:
+            return
+        minutes, seconds = divmod(int(p.elapsed), 60)
+        text = Text.assemble(
+            ("crawl ", "bold"), f"{p.fetched:,} pages · {p.pages_per_second:,.0f}/s · queue {p.queued:,} · ",
+            (f"errors {p.errors:,}", "red" if p.errors else ""),
+            f" · sitemap {p.in_sitemap:,} · {minutes:02d}:{seconds:02d}",
+        )
+        self._live.update(text)
+
+
+async def _run(crawler: Crawler, resume: bool, progress: _LiveProgress) -> CrawlSummary:
+    loop = asyncio.get_running_loop()
+    interrupted = False
+
+    def on_signal() -> None:
+        nonlocal interrupted
+        if interrupted:  # a second Ctrl-C: stop at once
+            raise KeyboardInterrupt
+        interrupted = True
+        crawler.stop()
+
+    installed = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, on_signal)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - platforms without signal handlers
+            pass
+    try:
+        return await crawler.run(resume=resume, on_progress=progress.update)
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+def _publish(state: CrawlState, output: OutputOptions, base_url: str) -> Manifest:
+    with SitemapSetWriter(output.out, base_url, **output.writer_kwargs()) as writer:
+        for entry in sitemap_entries(state):
+            try:
+                writer.add(entry)
+            except InvalidValueError as exc:
+                print_problem(SM701.problem(Location(entry.loc), f"not written to the sitemap: {exc}"))
+    manifest = writer.manifest
+    assert manifest is not None
+    return manifest
+
+
+@click.command("crawl")
+@click.argument("url")
+@click.option("--max-pages", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Stop after fetching N URLs (default: no limit).")
+@click.option("--max-depth", type=click.IntRange(min=0), default=50, show_default=True, metavar="N",
+              help="Follow links at most N clicks away from the start page.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, metavar="N",
+              help="Simultaneous requests (per host).")
+@click.option("--delay", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="S",
+              help="Seconds between two requests to one host (robots.txt Crawl-delay wins when larger).")
+@click.option("--include", multiple=True, metavar="REGEX",
+              help="Only crawl URLs matching this regular expression (repeatable).")
+@click.option("--exclude", multiple=True, metavar="REGEX",
+              help="Do not crawl URLs matching this regular expression (repeatable).")
+@click.option("--scope", type=click.Choice([s.value for s in Scope]), default="host", show_default=True,
+              help="host: same scheme+host+port; domain: the domain and its subdomains; prefix: under the start "
+                   "URL's directory.")
+@click.option("--ignore-robots", is_flag=True, help="Do not obey robots.txt (rules and Crawl-delay).")
+@click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True, help="User-Agent header.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help=f"SQLite crawl state (default: DIR/{DEFAULT_STATE_NAME}). Keep it between crawls: unchanged "
+                   "pages keep their lastmod.")
+@click.option("--resume", is_flag=True, help="Continue the interrupted crawl in --state instead of starting over.")
+@click.option("--images", is_flag=True, help="Add the pages' images (img src / srcset) to the sitemap.")
+@click.option("--timeout", type=click.FloatRange(min=0.01), default=30.0, show_default=True, metavar="S",
+              help="Seconds to wait for a connection or for the next bytes of a response.")
+@click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True, metavar="N",
+              help="Retries on 408/429/5xx and connection errors (backoff, Retry-After honoured).")
+@click.option("--max-query-variants", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
+              help="Trap protection: crawl at most N query-string variants of one path.")
+@click.option("--max-url-length", type=click.IntRange(min=16, max=MAX_LOC_LENGTH), default=MAX_LOC_LENGTH,
+              show_default=True, metavar="N", help="Trap protection: skip longer URLs.")
+@click.option("--strip-param", multiple=True, metavar="NAME",
+              help="Also remove this query parameter from URLs ('*' suffix as wildcard; repeatable). utm_*, "
+                   "gclid, fbclid, session ids and the like are removed by default.")
+@click.option("--keep-tracking-params", is_flag=True, help="Do not remove the default tracking/session parameters.")
+@click.option("--fail-on-broken", is_flag=True, help="Exit with status 1 when broken links were found.")
+@click.option("--allow-private-addresses", is_flag=True,
+              help="Let redirects reach loopback, private, link-local and other special addresses (refused by "
+                   "default, except the class of the start URL's own address: a guard against request forgery).")
+@output_options
+def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, delay: float,
+          include: tuple[str, ...], exclude: tuple[str, ...], scope: str, ignore_robots: bool, user_agent: str,
+          state_path: str | None, resume: bool, images: bool, timeout: float, retries: int, max_query_variants: int,
+          max_url_length: int, strip_param: tuple[str, ...], keep_tracking_params: bool, fail_on_broken: bool,
+          output: OutputOptions, allow_private_addresses: bool = False) -> None:
+    """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
+    (DIR/crawl-report.json, DIR/report.html).
+
+    Only pages a search engine should index go into the sitemap: status 200 HTML, not noindex (meta or
+    X-Robots-Tag), canonical to itself, allowed by robots.txt; redirects count for their final target.
+    Ctrl-C stops cleanly; run the same command with --resume to continue.
+
+    Example:
+
+    \b
+        sitemapkit crawl https://example.com/ --out public/ --format xml --format html
+        sitemapkit crawl http://127.0.0.1:8000/ --out out/ --base-url https://example.com/
+        sitemapkit crawl https://example.com/ --out public/ --resume   # after Ctrl-C
+    """
+    strip = tuple(strip_param) if keep_tracking_params else (*DEFAULT_STRIP_PARAMS, *strip_param)
+    options = CrawlOptions(
+        max_pages=max_pages, max_depth=max_depth, concurrency=concurrency, delay=delay, include=include,
+        exclude=exclude, scope=Scope(scope), respect_robots=not ignore_robots, user_agent=user_agent,
+        images=images, strip_params=strip, max_url_length=max_url_length, max_query_variants=max_query_variants,
+        connect_timeout=timeout, read_timeout=timeout, retries=retries,
+        allow_private_addresses=allow_private_addresses,
+    )
+    # Every argument is checked before anything is created: a bad one leaves no output folder, no state file.
+    start = check_start_url(url, options)
+    out = output.out
+    # The sitemap-set options too, not after the crawl (the writer's constructor creates nothing).
+    SitemapSetWriter(out, output.base_url or _site_root(start), **output.writer_kwargs())
+    state_file = Path(state_path) if state_path else out / DEFAULT_STATE_NAME
+    if resume and not state_file.exists():
+        fail(f"--resume: no crawl state at {state_file}", EXIT_FAILURE)
+    if not state_file.parent.is_dir() and not state_file.parent.resolve().is_relative_to(out.resolve()):
+        fail(f"--state: the directory {state_file.parent} does not exist", EXIT_USAGE)
+    out.mkdir(parents=True, exist_ok=True)
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    with CrawlState(state_file) as state:
+        crawler = Crawler(url, state, options)
+        with _LiveProgress() as progress:
+            summary = asyncio.run(_run(crawler, resume, progress))
+        console = stderr_console()
+        if summary.stopped:
+            write_crawl_reports(state, out, complete=False)
+            again = ["crawl", url, "--out", str(out), "--state", str(state_file), "--resume"]
+            console.print(f"Interrupted after {summary.fetched_this_run:,} pages this run; the sitemap set was not "
+                          f"changed. State saved in {state_file}. Resume with (and the same other options):\n"
+                          f"  sitemapkit {shlex.join(again)}", markup=False)
+            sys.exit(EXIT_INTERRUPTED)
+        base_url = output.base_url or _site_root(state.get_meta("scope_url") or crawler.start_url)
+        manifest_info: dict[str, Any] | None = None
+        try:
+            manifest = _publish(state, output, base_url)
+        except PublishError as exc:
+            write_crawl_reports(state, out, complete=summary.complete)
+            fail(f"{exc} (reports written to {out / REPORT_JSON})", EXIT_FAILURE)
+        manifest_info = manifest.to_dict()
+        report = write_crawl_reports(state, out, complete=summary.complete, sitemap=manifest_info)
+        print_manifest_summary(manifest)
+        click.echo(f"Crawled {report.pages_crawled:,} URLs in {summary.elapsed:.1f} s: {report.in_sitemap:,} in the "
+                   f"sitemap, {report.broken:,} broken, {report.redirects:,} redirects, {report.excluded:,} "
+                   f"excluded. Report: {out / REPORT_HTML}")
+        if not summary.complete:
+            click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, "
+                       "run again with --resume and a larger --max-pages (or none).", err=True)
+    sys.exit(EXIT_FAILURE if fail_on_broken and report.broken else EXIT_OK)
+
+
+def _site_root(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    p = urlsplit(url)
+    return f"{p.scheme}://{p.netloc}/"

@@ -1,0 +1,252 @@
+"""``sitemapkit generate``, and the output options every command that writes a sitemap set shares.
+
+``output_options`` is a decorator adding ``--out``, ``--base-url``, ``--gzip``, ``--max-urls``, ``--max-bytes``,
+``--format`` (repeatable), ``--xsl`` and ``--dedupe``; the command receives them as one ``output`` keyword, an
+:class:`OutputOptions`. ``crawl`` reuses it so both commands spell these options the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import click
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, print_problem, stderr_console
+from sitemapkit.core._errors import InvalidValueError
+from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
+from sitemapkit.core._problems import Location, Problem, Severity
+from sitemapkit.write._inputs import iter_input
+from sitemapkit.write._sitemapset import FORMATS, MANIFEST_NAME, Format, Manifest, SitemapSetWriter, _read_manifest
+from sitemapkit.write._writers import SM606, SM608
+
+__all__ = ["OutputOptions", "generate", "output_options", "print_manifest_summary"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class OutputOptions:
+    """The sitemap-set options of a command, as parsed from the command line."""
+
+    out: Path
+    base_url: str | None
+    gzip: bool
+    max_urls: int
+    max_bytes: int
+    formats: tuple[Format, ...]
+    xsl: str | None
+    dedupe: bool
+
+    def writer_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``SitemapSetWriter(out, base_url, **kwargs)``."""
+        return {"gzip": self.gzip, "max_urls": self.max_urls, "max_bytes": self.max_bytes,
+                "formats": self.formats, "xsl": self.xsl, "dedupe": self.dedupe}
+
+
+def output_options(func: F) -> F:
+    """Add the shared output options; the command gets ``output: OutputOptions`` instead of eight arguments."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, out: str, base_url: str | None, gzip: bool, max_urls: int, max_bytes: int,
+                formats: tuple[str, ...], xsl: str | None, dedupe: bool, **kwargs: Any) -> Any:
+        chosen = tuple(dict.fromkeys(formats)) or ("xml",)
+        output = OutputOptions(Path(out), base_url, gzip, max_urls, max_bytes,
+                               chosen, xsl, dedupe)  # type: ignore[arg-type]
+        return func(*args, output=output, **kwargs)
+
+    options = [
+        click.option("--out", "-o", "out", required=True, metavar="DIR",
+                     type=click.Path(file_okay=False, dir_okay=True, writable=True),
+                     help="Directory to publish the sitemap set into (created if missing)."),
+        click.option("--base-url", metavar="URL", default=None,
+                     help="Public URL the --out directory is served at; index <loc>s are this joined with the "
+                          "file names."),
+        click.option("--gzip", is_flag=True, help="Write .xml.gz / .txt.gz (fast zlib level 1)."),
+        click.option("--max-urls", type=click.IntRange(1, MAX_URLS_PER_SITEMAP), default=MAX_URLS_PER_SITEMAP,
+                     show_default=True, metavar="N", help="Roll to a new file before this many URLs."),
+        click.option("--max-bytes", type=click.IntRange(1, MAX_SITEMAP_BYTES), default=MAX_SITEMAP_BYTES,
+                     show_default=True, metavar="N", help="Roll before a file's uncompressed size would exceed N."),
+        click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
+                     help="Output format; repeat for several (default: xml)."),
+        click.option("--xsl", metavar="URL|default", default=None,
+                     help="Add an <?xml-stylesheet?> line; 'default' writes sitemapkit's sitemap.xsl next to the "
+                          "sitemaps and uses it."),
+        click.option("--dedupe", is_flag=True, help="Skip repeated URLs (keeps one hash per URL in memory)."),
+    ]
+    decorated: Callable[..., Any] = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[return-value]
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"  # pragma: no cover
+
+
+def print_manifest_summary(manifest: Manifest) -> None:
+    """A concise summary on stdout and the writer's warnings on stderr."""
+    for problem in manifest.problems:
+        print_problem(problem)
+    sitemaps = manifest.sitemaps
+    files = [f for f in manifest.files if f.kind != "xsl"]
+    stored = sum(f.stored_bytes for f in files)
+    where = manifest.entry_point or manifest.out_dir
+    click.echo(f"Wrote {manifest.urls:,} URLs in {len(files)} file(s), {_human(stored)}: {where}"
+               + (f" (index of {len(sitemaps)} sitemaps)" if manifest.index is not None else ""))
+    if manifest.duplicates:
+        click.echo(f"Skipped {manifest.duplicates:,} duplicate URL(s).")
+    if manifest.removed:
+        click.echo(f"Removed {len(manifest.removed)} stale file(s) of the previous run.")
+
+
+class _Progress:
+    """A rich progress display on stderr that only appears on a terminal and after the first second."""
+
+    def __init__(self) -> None:
+        console = stderr_console()
+        self._enabled = console.is_terminal
+        self._start = time.monotonic()
+        self._progress: Progress | None = None
+        self._console = console
+        self._task: Any = None
+
+    def update(self, count: int) -> None:
+        if not self._enabled:
+            return
+        if self._progress is None:
+            if time.monotonic() - self._start < 1.0:
+                return
+            self._progress = Progress(SpinnerColumn(), TextColumn("writing sitemaps"), BarColumn(),
+                                      TextColumn("{task.completed:,} URLs"), TimeElapsedColumn(),
+                                      console=self._console, transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task("generate", total=None)
+        self._progress.update(self._task, completed=count)
+
+    def stop(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+@click.command("generate")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@output_options
+@click.option("--include", multiple=True, metavar="GLOB",
+              help="Only these files of a site folder (or URL paths of a list), e.g. 'blog/*'. Repeatable.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Leave out matching files / URL paths, e.g. 'drafts/*'. Repeatable.")
+@click.option("--allow-cross-host", is_flag=True,
+              help="Write URLs on other hosts than --base-url (robots.txt cross-submission); without it they "
+                   "are reported (SM608) and skipped.")
+def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
+             exclude: tuple[str, ...], allow_cross_host: bool) -> None:
+    """Build a sitemap set from URL lists or a built static site.
+
+    INPUT is a text file of URLs (one a line), a CSV with a header (loc, lastmod, changefreq, priority), a JSONL
+    file of entry objects (as `sitemapkit urls --format jsonl` prints them), '-' for standard input, or a folder
+    holding a built static site (HTML files become URLs under --base-url, index.html its directory, lastmod from
+    the file's modification time).
+
+    The entry point is OUT/sitemap.xml (.xml.gz with --gzip): the urlset itself when everything fits in one
+    file, otherwise an index of the files. Files are written under temporary names and moved into place, the
+    index last; files of an earlier run that are no longer part of the set are removed.
+
+    Bad input lines are reported as FILE:LINE and skipped; the exit status is then 1. So are URLs on another
+    scheme, host or port than --base-url (a sitemap lists its own host's URLs), unless --allow-cross-host.
+
+    Example:
+
+    \b
+        sitemapkit generate urls.txt --out public --base-url https://example.com/ --gzip
+        sitemapkit generate _site --out _site --base-url https://example.com/ --format xml --format html
+    """
+    if output.base_url is None:
+        raise click.UsageError("--base-url is required: the public URL the --out directory is served at")
+    writer = SitemapSetWriter(output.out, output.base_url, check_scope=not allow_cross_host,
+                              **output.writer_kwargs())
+    home = None if allow_cross_host else _origin(output.base_url)
+    home_slash = f"{home}/"
+    skip = _own_files(output.out)
+    errors = 0
+    progress = _Progress()
+    try:
+        with writer:
+            for item in _items(inputs, output, include, exclude, skip):
+                if isinstance(item, Problem):
+                    print_problem(item)
+                    if item.severity is Severity.ERROR:
+                        errors += 1
+                    continue
+                entry, location = item
+                if home is not None and not entry.loc.startswith(home_slash) and _origin(entry.loc) != home:
+                    print_problem(SM608.problem(Location(location.source, location.line, loc=entry.loc),
+                                                f"{entry.loc} is not on {home}, the --base-url's host: skipped "
+                                                "(--allow-cross-host writes it)"))
+                    errors += 1
+                    continue
+                try:
+                    writer.add(entry)
+                except InvalidValueError as exc:
+                    print_problem(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
+                                          Location(location.source, location.line, loc=entry.loc)))
+                    errors += 1
+                if writer.urls % 8192 == 0:
+                    progress.update(writer.urls)
+    finally:
+        progress.stop()
+    manifest = writer.manifest
+    assert manifest is not None
+    print_manifest_summary(_without_dupe_noise(manifest))
+    if errors:
+        click.echo(f"sitemapkit: {errors} input line(s) skipped", err=True)
+    sys.exit(EXIT_FAILURE if errors else EXIT_OK)
+
+
+def _items(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...], exclude: tuple[str, ...],
+           skip: frozenset[Path]) -> Iterator[Any]:
+    stdin = sys.stdin.buffer if "-" in inputs else None
+    for path in inputs:
+        yield from iter_input(path, base_url=output.base_url, include=include, exclude=exclude, skip_files=skip,
+                              stdin=stdin)
+
+
+def _origin(url: str) -> str | None:
+    """``scheme://host[:port]`` of a URL, lowercased (the port as written, if any); None when it has none."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port is not None else "")
+
+
+def _own_files(out: Path) -> frozenset[Path]:
+    """Files the previous run published into OUT (so a site folder used as OUT does not list its sitemap.html),
+    plus the manifest itself."""
+    names = _read_manifest(out)
+    return frozenset(out / n for n in [*names, MANIFEST_NAME])
+
+
+def _without_dupe_noise(manifest: Manifest) -> Manifest:
+    """--dedupe asked for duplicates to be skipped: report their count, not a warning."""
+    problems = tuple(p for p in manifest.problems if p.code != SM606.code)
+    if problems == manifest.problems:
+        return manifest
+    from dataclasses import replace
+
+    return replace(manifest, problems=problems)

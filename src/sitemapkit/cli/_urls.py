@@ -1,0 +1,181 @@
+"""``sitemapkit urls``: list the URLs of sitemaps (a thin adapter over :func:`sitemapkit.iter_events`)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+import click
+
+from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, print_problem, stderr_console
+from sitemapkit.cli._fetchopts import fetch_options, settings_from
+from sitemapkit.core._errors import LimitExceededError, ParseError
+from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
+from sitemapkit.core._problems import Problem, Severity, escape_controls, escape_json_controls
+from sitemapkit.core._urls import is_url_source
+from sitemapkit.fetch._discover import Discovery
+from sitemapkit.fetch._sources import DocumentDone, open_sources
+from sitemapkit.fetch._walk import EntryBatch, SitemapNode
+from sitemapkit.read._parser import Located
+
+__all__ = ["urls"]
+
+_CSV_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "kind", "source")
+
+
+class _Output:
+    """Writes entries in the chosen format to stdout (buffered; one line per entry)."""
+
+    def __init__(self, fmt: str, stream: TextIO) -> None:
+        self.fmt = fmt
+        self.stream = stream
+        self._csv = None
+        if fmt == "csv":
+            self._csv = csv.writer(stream, lineterminator="\n")
+            self._csv.writerow(_CSV_COLUMNS)
+
+    def write(self, item: UrlEntry | SitemapRef, source: str) -> None:
+        if self.fmt == "text":
+            self.stream.write(escape_controls(item.loc) + "\n")  # a loc cannot drive the terminal
+            return
+        if self._csv is not None:
+            kind = "url" if isinstance(item, UrlEntry) else "sitemap"
+            lastmod = item.lastmod.text if item.lastmod is not None else ""
+            if isinstance(item, UrlEntry):
+                cf = item.changefreq.value if item.changefreq is not None else ""
+                pr = "" if item.priority is None else repr(item.priority)
+            else:
+                cf = pr = ""
+            self._csv.writerow((item.loc, lastmod, cf, pr, kind, source))
+            return
+        d = entry_to_dict(item)
+        d["source"] = source
+        self.stream.write(escape_json_controls(json.dumps(d, ensure_ascii=False)) + "\n")
+
+
+class _Progress:
+    """Counts on standard error while URL sources are walked (only on a terminal; silent in pipes and CI)."""
+
+    def __init__(self) -> None:
+        console = stderr_console()
+        self._status = console.status("reading sitemaps…") if console.is_terminal else None
+        self.sitemaps = 0
+        self.urls = 0
+
+    def __enter__(self) -> _Progress:
+        if self._status is not None:
+            self._status.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._status is not None:
+            self._status.__exit__(None, None, None)
+
+    def node(self, item: Discovery | SitemapNode) -> None:
+        if isinstance(item, SitemapNode):
+            self.sitemaps += 1
+        self._update()
+
+    def entries(self, n: int) -> None:
+        self.urls += n
+        if self.urls % 10_000 < n:
+            self._update()
+
+    def _update(self) -> None:
+        if self._status is not None:
+            self._status.update(f"{self.sitemaps:,} sitemaps, {self.urls:,} URLs")
+
+
+@click.command("urls")
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "csv"]), default="text", show_default=True,
+              help="text: one loc per line; jsonl: one JSON object per entry (what `generate` reads); csv.")
+@click.option("--unique", is_flag=True, help="Print each loc once (the first time it is seen, over all sources).")
+@click.option("--strict", is_flag=True,
+              help="Stop reading a source at its first error or repaired irregularity (see `validate` for a report).")
+@click.option("--follow/--no-follow", default=True, show_default=True,
+              help="For URL sources: walk sitemap indexes down to their sitemaps (--no-follow lists the child "
+                   "sitemaps of an index instead).")
+@fetch_options
+def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow: bool, **fetch: Any) -> None:
+    """List the URLs in sitemap files: urlsets, sitemap indexes (their child sitemaps, kind "sitemap"),
+    text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path, - for standard input, a
+    sitemap URL (an index is walked down to its sitemaps unless --no-follow), or a site URL such as
+    https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked).
+
+    Problems go to standard error, one per line: source:line:column: severity code: message. Exit status: 0 when
+    no error was found, 1 when errors were found (everything readable is still printed), 2 for usage errors.
+
+    \b
+    Example:
+      sitemapkit urls sitemap.xml.gz
+      sitemapkit urls https://example.com/ --format jsonl --unique > urls.jsonl
+      sitemapkit urls --format jsonl sitemap.xml | sitemapkit generate - --out site/ --base-url https://example.com/
+    """
+    settings = settings_from(fetch)
+    stream = sys.stdout
+    out = _Output(fmt, stream)
+    seen: set[str] = set()
+    failed = False
+    try:
+        for source in sources:
+            name = "<stdin>" if source == "-" else source
+            walked = is_url_source(source) and follow
+            try:
+                with _Progress() as progress:
+                    events = open_sources([source], follow=follow, settings=settings, strict=strict,
+                                          on_item=progress.node, batches=True)
+                    for event in events:
+                        if isinstance(event, EntryBatch):
+                            progress.entries(len(event.entries))
+                            for entry in event.entries:
+                                if unique:
+                                    if entry.loc in seen:
+                                        continue
+                                    seen.add(entry.loc)
+                                out.write(entry, event.sitemap)
+                            for problem in event.problems:
+                                failed = failed or problem.severity is Severity.ERROR
+                                stream.flush()
+                                print_problem(problem)
+                            continue
+                        if isinstance(event, (DocumentDone, Discovery)):
+                            continue
+                        if isinstance(event, SitemapRef) and walked and fmt == "text":
+                            continue  # the index was followed: text output lists pages only
+                        if isinstance(event, Problem):
+                            if event.severity is Severity.ERROR:
+                                failed = True
+                            stream.flush()
+                            print_problem(event)
+                            continue
+                        item = event.item if isinstance(event, Located) else event
+                        if unique:
+                            if item.loc in seen:
+                                continue
+                            seen.add(item.loc)
+                        out.write(item, name)
+            except ParseError as exc:
+                failed = True
+                stream.flush()
+                print_problem(exc.problem)
+            except LimitExceededError as exc:
+                failed = True
+                stream.flush()
+                click.echo(escape_controls(f"{name}: error SM112: {exc}"), err=True)
+            except BrokenPipeError:
+                raise
+            except OSError as exc:
+                failed = True
+                stream.flush()
+                click.echo(escape_controls(f"sitemapkit: error: cannot read {name}: {exc.strerror or exc}"), err=True)
+        stream.flush()
+    except BrokenPipeError:
+        # The reader of our output went away (``| head``): stop quietly, like other Unix tools.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_FAILURE if failed else EXIT_OK)
+    sys.exit(EXIT_FAILURE if failed else EXIT_OK)

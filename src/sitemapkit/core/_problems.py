@@ -1,0 +1,194 @@
+"""Problems: what readers, validators and fetchers found, as values (never raised in lenient mode)."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "CODES",
+    "QUOTE_CHARS",
+    "Location",
+    "Problem",
+    "ProblemCode",
+    "Severity",
+    "all_codes",
+    "define_code",
+    "escape_controls",
+    "escape_json_controls",
+    "quote_value",
+    "shorten",
+]
+
+#: How many characters of a value a message quotes; longer values are cut and their length is given instead.
+QUOTE_CHARS = 200
+
+# What must never reach a terminal raw: C0 controls (tab and newline too: a diagnostic is one line), DEL, C1
+# controls, the Unicode line/paragraph separators, the bidi embeddings/overrides/isolates (they reorder what is
+# shown) and lone surrogates (they cannot be encoded for output at all).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape_one(m: re.Match[str]) -> str:
+    ch = m.group()
+    short = _SHORT_ESCAPES.get(ch)
+    if short is not None:
+        return short
+    n = ord(ch)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """``text`` safe to show on a terminal or in a one-line diagnostic: control characters (C0 including tab and
+    newline, DEL, C1), U+2028/U+2029, bidi overrides and isolates, and lone surrogates are written as Python-style
+    escapes (``\\x1b``, ``\\t``, ``\\u202e``). Everything else, backslashes included, is kept as it is."""
+    if _CONTROLS.search(text) is None:
+        return text
+    return _CONTROLS.sub(_escape_one, text)
+
+
+# The same set without C0 (JSON escapes those itself): what json.dumps(..., ensure_ascii=False) leaves raw.
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def escape_json_controls(json_text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with the characters :func:`escape_controls` escapes
+    and JSON leaves raw (DEL, C1, U+2028/U+2029, bidi controls, lone surrogates) written as ``\\uXXXX``: the same
+    JSON value, safe on a terminal. Valid because such characters can only occur inside JSON strings."""
+    if _JSON_RAW.search(json_text) is None:
+        return json_text
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+
+
+def shorten(value: str, limit: int = QUOTE_CHARS) -> str:
+    """``value`` itself when at most ``limit`` characters, else its first ``limit`` characters followed by
+    ``... (N characters)``: how a message shows a value that may be arbitrarily long."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}... ({len(value):,} characters)"
+
+
+def quote_value(value: str, limit: int = QUOTE_CHARS) -> str:
+    """A value quoted in a message (``repr`` style), cut like :func:`shorten` when longer than ``limit``. Use it
+    wherever a message quotes a value from the input, so that no message grows with the input."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value):,} characters)"
+
+
+class Severity(enum.Enum):
+    """How bad a problem is. Errors make a sitemap invalid; warnings do not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a problem is: a file path or URL, 1-based line and column when known, and the loc it concerns."""
+
+    source: str
+    line: int | None = None
+    column: int | None = None
+    loc: str | None = None
+
+    def format(self) -> str:
+        """``source:line:column`` for humans (control characters in the source escaped)."""
+        parts = [escape_controls(self.source)]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One finding: a stable ``code`` (``SM101``), a severity, a one-line message and a location."""
+
+    code: str
+    severity: Severity
+    message: str
+    location: Location
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def format(self) -> str:
+        """Compiler-style line for humans: ``source:line:column: severity code: message``, always one line:
+        control characters from the input are escaped (:func:`escape_controls`); :meth:`to_dict` keeps them."""
+        return f"{self.location.format()}: {self.severity.value} {self.code}: {escape_controls(self.message)}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "source": self.location.source,
+            "line": self.location.line,
+            "column": self.location.column,
+            "loc": self.location.loc,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemCode:
+    """A registered problem code: its default severity, a short title and the fix, for the docs table."""
+
+    code: str
+    severity: Severity
+    title: str
+    fix: str
+    area: str
+
+    def problem(
+        self,
+        location: Location,
+        message: str | None = None,
+        *,
+        severity: Severity | None = None,
+    ) -> Problem:
+        """Build a :class:`Problem` with this code (message defaults to the title)."""
+        return Problem(self.code, severity or self.severity, message or self.title, location)
+
+
+#: Problem codes by code, filled at import time by each area's module. Areas load lazily (see ``__init__``), so
+#: this holds the codes of the areas imported so far; :func:`all_codes` returns every code the package defines.
+CODES: dict[str, ProblemCode] = {}
+
+# The modules that call define_code, imported by all_codes(). tests/core pins that this list is complete.
+_CODE_MODULES = (
+    "sitemapkit.read._codes",
+    "sitemapkit.validate._codes",
+    "sitemapkit.write._writers",
+    "sitemapkit.write._inputs",
+    "sitemapkit.fetch._robots",
+    "sitemapkit.fetch._walk",
+    "sitemapkit.fetch._discover",
+    "sitemapkit.crawl._crawler",
+)
+
+
+def all_codes() -> dict[str, ProblemCode]:
+    """Every problem code the package defines (imports each area that defines codes), sorted by code."""
+    import importlib
+
+    for module in _CODE_MODULES:
+        importlib.import_module(module)
+    return dict(sorted(CODES.items()))
+
+
+def define_code(code: str, severity: Severity, title: str, fix: str, *, area: str) -> ProblemCode:
+    """Register a problem code. Codes are unique and stable: ``SM1xx`` reader, ``SM2xx``-``SM4xx`` validator,
+    ``SM5xx`` fetch/discover, ``SM6xx`` writer, ``SM7xx`` crawler."""
+    if code in CODES:
+        raise RuntimeError(f"problem code {code} defined twice")
+    pc = ProblemCode(code, severity, title, fix, area)
+    CODES[code] = pc
+    return pc

@@ -1,0 +1,427 @@
+"""The crawl's state in one SQLite file (standard library ``sqlite3``): frontier, results, links, history.
+
+Memory stays flat however large the site: the frontier (URLs to fetch), the seen set (every URL met, with what
+was decided about it), the links between pages (for the referrers of broken links), the hreflang declarations
+and the query-variant counters all live on disk. The crawler keeps only a bounded LRU of recently met URLs.
+
+Tables::
+
+    meta(key, value)              start URL, crawl time, run state ("running" / "finished")
+    urls(id, url, depth, state, ...)
+                                  one row per normalised URL; state 0 queued, 1 in flight, 2 fetched,
+                                  3 not fetched (excluded before fetching: scope, robots, trap)
+    links(dst, src)               page ``src`` links to URL ``dst`` (ids); the referrers of a broken link
+    hreflang(page, lang, href)    alternates declared by a page (clusters are built from them at the end)
+    history(url, fingerprint, lastmod)
+                                  what the previous crawl with this state file saw: a page whose fingerprint
+                                  is unchanged keeps its previous lastmod
+    query_variants(path, n)       how many query variants of one path were queued (trap protection)
+
+Resume: rows in flight when a crawl stopped go back to the queue; everything fetched stays fetched. A new
+(non-resumed) crawl with an existing file first moves the finished crawl's lastmods into ``history``.
+
+One crawl at a time: opening a state file takes an exclusive lock on ``FILE.lock`` next to it (``flock``, which
+the kernel releases when the process ends, even on kill -9) holding the owner's process id, so a second crawl with
+the same file is refused with "state file FILE is in use by process N" before it touches the database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from sitemapkit.core._errors import ConfigurationError, SitemapkitError
+
+if sys.platform != "win32":  # POSIX: one crawl per state file
+    import fcntl
+
+__all__ = ["CrawlState", "ProcessLock", "QueuedUrl", "StateInUseError", "UrlRow"]
+
+SCHEMA_VERSION = "1"
+
+QUEUED, IN_FLIGHT, FETCHED, SKIPPED = 0, 1, 2, 3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS urls(
+    id INTEGER PRIMARY KEY,
+    url TEXT NOT NULL UNIQUE,
+    depth INTEGER NOT NULL,
+    state INTEGER NOT NULL DEFAULT 0,
+    status INTEGER,
+    error TEXT,
+    final_url TEXT,
+    redirects TEXT,
+    content_type TEXT,
+    reason TEXT,
+    detail TEXT,
+    in_sitemap INTEGER NOT NULL DEFAULT 0,
+    lastmod TEXT,
+    fingerprint TEXT,
+    images TEXT
+);
+CREATE INDEX IF NOT EXISTS urls_queue ON urls(depth, id) WHERE state = 0;
+CREATE INDEX IF NOT EXISTS urls_sitemap ON urls(url) WHERE in_sitemap = 1;
+CREATE TABLE IF NOT EXISTS links(dst INTEGER NOT NULL, src INTEGER NOT NULL, PRIMARY KEY(dst, src)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hreflang(page INTEGER NOT NULL, lang TEXT NOT NULL, href TEXT NOT NULL,
+                                    PRIMARY KEY(page, lang, href)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS hreflang_href ON hreflang(href);
+CREATE TABLE IF NOT EXISTS history(url TEXT PRIMARY KEY, fingerprint TEXT, lastmod TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS query_variants(path TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+"""
+
+
+class StateInUseError(SitemapkitError):
+    """Another process holds the crawl state file (a crawl is running with it)."""
+
+
+class ProcessLock:
+    """An exclusive, non-blocking lock on ``path`` (created when missing) that records the owner's process id.
+
+    ``acquire`` raises :class:`BlockingIOError` (with the owner's pid in ``owner``) when another process holds
+    it. The lock is an ``flock`` on the file: the kernel drops it when the process ends, however it ends, so a
+    killed run never leaves a stale lock. ``release`` deletes the file; a process that opened the file just
+    before that notices (the path no longer names the file it locked) and starts over. On filesystems without
+    ``flock`` (some network mounts) and on Windows the lock is a no-op, as the output folder's lock is.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._fd: int | None = None
+        self.owner: int | None = None
+
+    def acquire(self) -> None:
+        if sys.platform == "win32":  # pragma: no cover
+            return
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self.owner = _read_pid(fd)
+                os.close(fd)
+                raise
+            except OSError:  # no flock on this filesystem: go on unlocked
+                os.close(fd)
+                return
+            try:
+                same = os.path.samestat(os.stat(self.path), os.fstat(fd))
+            except FileNotFoundError:
+                same = False
+            if not same:  # the previous owner released (and deleted) the file between our open and our flock
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self._fd = fd
+            return
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.unlink(self.path)  # while still holding the lock: nobody can have taken it in between
+        except OSError:
+            pass
+        os.close(self._fd)  # closing releases the flock
+        self._fd = None
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedUrl:
+    """A URL taken from the frontier."""
+
+    id: int
+    url: str
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class UrlRow:
+    """One URL's result, as the report reads it."""
+
+    id: int
+    url: str
+    depth: int
+    state: int
+    status: int | None
+    error: str | None
+    final_url: str | None
+    redirects: tuple[tuple[str, int], ...]
+    content_type: str | None
+    reason: str | None
+    detail: str | None
+    in_sitemap: bool
+    lastmod: str | None
+
+
+class CrawlState:
+    """The SQLite state file. ``path`` may be ``":memory:"`` for tests. Not thread-safe: one crawl, one loop."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._in_tx = False
+        self._lock: ProcessLock | None = None
+        if self.path not in ("", ":memory:"):
+            self._lock = ProcessLock(self.path + ".lock")
+            try:
+                self._lock.acquire()
+            except BlockingIOError:
+                by = f"process {self._lock.owner}" if self._lock.owner else "another process"
+                raise StateInUseError(f"state file {self.path} is in use by {by} (another crawl with the same "
+                                      "--state); wait for it to finish or use another --state file") from None
+            except OSError as exc:
+                raise ConfigurationError(f"cannot use {self.path} as a crawl state file: "
+                                         f"{exc.strerror or exc}") from None
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA temp_store=MEMORY")
+                self.db.executescript(_SCHEMA)
+                version = self.get_meta("schema")
+            except BaseException:
+                self.db.close()
+                raise
+        except sqlite3.DatabaseError as exc:
+            self._release()
+            raise ConfigurationError(f"cannot use {self.path} as a crawl state file: {exc}") from None
+        except BaseException:
+            self._release()
+            raise
+        if version is None:
+            self.set_meta("schema", SCHEMA_VERSION)
+        elif version != SCHEMA_VERSION:
+            self.db.close()
+            self._release()
+            raise ConfigurationError(f"{self.path}: crawl state schema {version}, this version needs "
+                                     f"{SCHEMA_VERSION}; use another --state file")
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    # -- transactions -------------------------------------------------------------------------------------
+    def begin(self) -> None:
+        if not self._in_tx:
+            self.db.execute("BEGIN")
+            self._in_tx = True
+
+    def commit(self) -> None:
+        if self._in_tx:
+            self.db.execute("COMMIT")
+            self._in_tx = False
+
+    def close(self) -> None:
+        try:
+            self.commit()
+            self.db.close()
+        finally:
+            self._release()
+
+    def __enter__(self) -> CrawlState:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- meta ---------------------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # -- crawl lifecycle ------------------------------------------------------------------------------------
+    def has_crawl(self) -> bool:
+        return self.get_meta("start_url") is not None
+
+    def start_new(self, start_url: str, crawl_time: str) -> None:
+        """Begin a fresh crawl: remember the previous crawl's fingerprints and lastmods, then clear the rest."""
+        self.begin()
+        if self.has_crawl():
+            self.db.execute(
+                "INSERT OR REPLACE INTO history(url, fingerprint, lastmod) "
+                "SELECT url, fingerprint, lastmod FROM urls WHERE state = 2 AND fingerprint IS NOT NULL"
+            )
+        for table in ("urls", "links", "hreflang", "query_variants"):
+            self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+        self.db.execute("DELETE FROM meta WHERE key != 'schema'")
+        self.set_meta("start_url", start_url)
+        self.set_meta("crawl_time", crawl_time)
+        self.set_meta("status", "running")
+        self.commit()
+
+    def prepare_resume(self) -> None:
+        """Put the URLs that were in flight when the crawl stopped back into the queue."""
+        self.begin()
+        self.db.execute("UPDATE urls SET state = 0 WHERE state = 1")
+        self.set_meta("status", "running")
+        self.commit()
+
+    # -- frontier -------------------------------------------------------------------------------------------
+    def lookup(self, url: str) -> int | None:
+        row = self.db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def add_url(self, url: str, depth: int, *, state: int = QUEUED, reason: str | None = None,
+                detail: str | None = None) -> int:
+        """Insert a URL met for the first time; returns its id."""
+        cur = self.db.execute(
+            "INSERT INTO urls(url, depth, state, reason, detail) VALUES (?, ?, ?, ?, ?)",
+            (url, depth, state, reason, detail),
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def add_links(self, src: int, dsts: Sequence[int]) -> None:
+        self.db.executemany("INSERT OR IGNORE INTO links(dst, src) VALUES (?, ?)", [(d, src) for d in dsts])
+
+    def bump_query_variants(self, path: str) -> int:
+        """Count one more query variant of ``path``; returns the new count."""
+        row = self.db.execute(
+            "INSERT INTO query_variants(path, n) VALUES (?, 1) "
+            "ON CONFLICT(path) DO UPDATE SET n = n + 1 RETURNING n",
+            (path,),
+        ).fetchone()
+        return int(row[0])
+
+    def claim(self, limit: int) -> list[QueuedUrl]:
+        """Take up to ``limit`` queued URLs, shallowest first (breadth-first), and mark them in flight."""
+        rows = self.db.execute(
+            "SELECT id, url, depth FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?", (limit,)
+        ).fetchall()
+        if rows:
+            self.db.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
+        return [QueuedUrl(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    def claim_one(self, url_id: int) -> bool:
+        """Claim a specific URL if it is still queued (a redirect landed on it); True when claimed."""
+        cur = self.db.execute("UPDATE urls SET state = 1 WHERE id = ? AND state = 0", (url_id,))
+        return cur.rowcount == 1
+
+    def unclaim(self, ids: Sequence[int]) -> None:
+        self.db.executemany("UPDATE urls SET state = 0 WHERE id = ? AND state = 1", [(i,) for i in ids])
+
+    def queued_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM urls WHERE state = 0").fetchone()[0])
+
+    def fetched_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM urls WHERE state = 2").fetchone()[0])
+
+    # -- results --------------------------------------------------------------------------------------------
+    def record(
+        self,
+        url_id: int,
+        *,
+        status: int | None,
+        error: str | None = None,
+        final_url: str | None = None,
+        redirects: Sequence[tuple[str, int]] = (),
+        content_type: str | None = None,
+        reason: str | None = None,
+        detail: str | None = None,
+        in_sitemap: bool = False,
+        lastmod: str | None = None,
+        fingerprint: str | None = None,
+        images: Sequence[str] = (),
+        state: int = FETCHED,
+    ) -> None:
+        self.db.execute(
+            "UPDATE urls SET state = ?, status = ?, error = ?, final_url = ?, redirects = ?, content_type = ?, "
+            "reason = ?, detail = ?, in_sitemap = ?, lastmod = ?, fingerprint = ?, images = ? WHERE id = ?",
+            (state, status, error, final_url, json.dumps(list(redirects)) if redirects else None, content_type,
+             reason, detail, int(in_sitemap), lastmod, fingerprint, json.dumps(list(images)) if images else None,
+             url_id),
+        )
+
+    def add_hreflang(self, page: int, pairs: Sequence[tuple[str, str]]) -> None:
+        self.db.executemany("INSERT OR IGNORE INTO hreflang(page, lang, href) VALUES (?, ?, ?)",
+                            [(page, lang, href) for lang, href in pairs])
+
+    def previous(self, url: str) -> tuple[str | None, str | None]:
+        """(fingerprint, lastmod) the previous crawl recorded for ``url``."""
+        row = self.db.execute("SELECT fingerprint, lastmod FROM history WHERE url = ?", (url,)).fetchone()
+        return (None, None) if row is None else (row[0], row[1])
+
+    # -- reading results (streaming cursors) ------------------------------------------------------------------
+    _ROW_COLUMNS = ("id, url, depth, state, status, error, final_url, redirects, content_type, reason, detail, "
+                    "in_sitemap, lastmod")
+
+    @staticmethod
+    def _row(r: Sequence[object]) -> UrlRow:
+        redirects = json.loads(str(r[7])) if r[7] else []
+        return UrlRow(
+            id=int(r[0]), url=str(r[1]), depth=int(r[2]), state=int(r[3]),  # type: ignore[call-overload]
+            status=None if r[4] is None else int(r[4]),  # type: ignore[call-overload]
+            error=None if r[5] is None else str(r[5]),
+            final_url=None if r[6] is None else str(r[6]),
+            redirects=tuple((str(u), int(s)) for u, s in redirects),
+            content_type=None if r[8] is None else str(r[8]),
+            reason=None if r[9] is None else str(r[9]),
+            detail=None if r[10] is None else str(r[10]),
+            in_sitemap=bool(r[11]),
+            lastmod=None if r[12] is None else str(r[12]),
+        )
+
+    def rows(self, where: str = "1", params: Sequence[object] = (), order: str = "url") -> Iterator[UrlRow]:
+        """Stream URL rows matching a fixed SQL condition (callers pass constants, values go in ``params``)."""
+        cur = self.db.execute(
+            f"SELECT {self._ROW_COLUMNS} FROM urls WHERE {where} ORDER BY {order}", tuple(params)  # noqa: S608
+        )
+        for r in cur:
+            yield self._row(r)
+
+    def count(self, where: str = "1", params: Sequence[object] = ()) -> int:
+        return int(self.db.execute(f"SELECT count(*) FROM urls WHERE {where}", tuple(params)).fetchone()[0])  # noqa: S608
+
+    def group_count(self, column: str, where: str = "1") -> list[tuple[object, int]]:
+        cur = self.db.execute(
+            f"SELECT {column}, count(*) FROM urls WHERE {where} GROUP BY {column} ORDER BY {column}"  # noqa: S608
+        )
+        return [(r[0], int(r[1])) for r in cur]
+
+    def referrers(self, url_id: int, limit: int) -> list[str]:
+        cur = self.db.execute(
+            "SELECT u.url FROM links l JOIN urls u ON u.id = l.src WHERE l.dst = ? ORDER BY u.url LIMIT ?",
+            (url_id, limit),
+        )
+        return [str(r[0]) for r in cur]
+
+    def referrer_count(self, url_id: int) -> int:
+        return int(self.db.execute("SELECT count(*) FROM links WHERE dst = ?", (url_id,)).fetchone()[0])
+
+    def sitemap_pages(self) -> Iterator[tuple[int, str, str | None, str | None]]:
+        """(id, url, lastmod, images JSON) of every page that goes into the sitemap, by URL."""
+        cur = self.db.execute("SELECT id, url, lastmod, images FROM urls WHERE in_sitemap = 1 ORDER BY url")
+        for r in cur:
+            yield int(r[0]), str(r[1]), r[2], r[3]
+
+    def confirmed_alternates(self, page: int, url: str) -> list[tuple[str, str]]:
+        """The hreflang alternates of ``page`` that are confirmed: the page itself, or an indexable page that
+        declares ``url`` back (reciprocal, as Google requires)."""
+        cur = self.db.execute(
+            "SELECT h.lang, h.href FROM hreflang h WHERE h.page = ? AND (h.href = ? OR EXISTS ("
+            " SELECT 1 FROM urls t JOIN hreflang back ON back.page = t.id"
+            " WHERE t.url = h.href AND t.in_sitemap = 1 AND back.href = ?)) ORDER BY h.lang, h.href",
+            (page, url, url),
+        )
+        return [(str(r[0]), str(r[1])) for r in cur]

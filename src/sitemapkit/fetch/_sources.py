@@ -1,0 +1,249 @@
+"""SOURCE arguments of the CLI (file paths or URLs) as one stream of parsed events.
+
+:func:`open_sources` is what ``urls``, ``validate`` and ``discover`` share:
+
+- a file path (or ``-`` for standard input) is read with the reader;
+- a sitemap URL is fetched and read; with ``follow`` (the default) the sitemaps an index lists are fetched too,
+  and so on down the tree, within the limits of :class:`FetchSettings`;
+- a site URL (``https://example.com`` or ``https://example.com/``) is discovered (robots.txt, well-known paths,
+  ``<link rel="sitemap">``) and its whole tree walked.
+
+The stream holds :class:`~sitemapkit.UrlEntry`, :class:`~sitemapkit.SitemapRef` and :class:`~sitemapkit.Problem`
+events as the reader produces them, a :class:`~sitemapkit.fetch.Discovery` before a site's sitemaps, and one
+:class:`DocumentDone` after each document (with its bytes when ``keep_bytes`` is set, for validators). It is a
+plain iterator: the asynchronous walk runs on a private event loop, stepped as the caller pulls, so memory stays
+flat and a caller that stops early stops the walk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+from typing import TypeVar
+
+from sitemapkit.core._errors import InvalidEntryError
+from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit.core._model import SitemapRef, UrlEntry
+from sitemapkit.core._problems import Problem
+from sitemapkit.core._urls import is_url_source
+from sitemapkit.fetch._addresses import AddressPolicy
+from sitemapkit.fetch._discover import Discovery, walk_site
+from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, RetryPolicy, Timeouts, Transport
+from sitemapkit.fetch._walk import EntryBatch, SitemapNode, WalkItem, WalkOptions
+from sitemapkit.read._parser import Event, Located, SitemapParser
+from sitemapkit.read._sniff import DocumentKind
+
+__all__ = ["DocumentDone", "FetchSettings", "SourceEvent", "is_url_source", "iterate_async", "open_sources"]
+
+T = TypeVar("T")
+
+_READ_CHUNK = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSettings:
+    """How URLs are fetched and walked (one object the CLI commands build from their common options).
+
+    ``timeout`` is the total deadline for fetching one URL: connecting, reading, redirects, retries and the waits
+    between them (a retry that could not finish in time is not tried); within it, an attempt also fails after
+    10 s without a connection or 30 s without bytes (or ``timeout`` when smaller). ``backoff`` is the first retry
+    wait; ``allow_private_addresses`` lets child sitemaps and redirects reach loopback, private, link-local and
+    other special addresses (by default only the class of a seed's own address is allowed, see
+    :class:`~sitemapkit.fetch._addresses.AddressPolicy`); ``transport`` lets tests inject a
+    :class:`~sitemapkit.fetch.MockTransport`."""
+
+    user_agent: str = DEFAULT_USER_AGENT
+    timeout: float = 300.0
+    retries: int = 3
+    backoff: float = 0.5
+    retry_after_max: float = 60.0
+    concurrency: int = 8
+    per_host_limit: int = 4
+    max_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
+    max_depth: int = 5
+    max_sitemaps: int = 10_000
+    max_urls: int | None = None
+    cache_dir: str | None = None
+    probe: str = "auto"
+    transport: Transport | None = None
+    allow_private_addresses: bool = False
+
+    def address_policy(self, seeds: Iterable[str] = ()) -> AddressPolicy:
+        """The address policy for a walk starting at ``seeds`` (URLs)."""
+        return AddressPolicy.for_seeds(seeds, allow_private=self.allow_private_addresses)
+
+    def client(self, seeds: Iterable[str] = ()) -> HttpClient:
+        """A client for a walk starting at ``seeds``: their own address class is allowed (see
+        :meth:`address_policy`)."""
+        return HttpClient(
+            transport=self.transport,
+            user_agent=self.user_agent,
+            timeouts=Timeouts(connect=min(self.timeout, 10.0), read=min(self.timeout, 30.0), total=None),
+            deadline=self.timeout,
+            address_policy=self.address_policy(seeds),
+            retry=RetryPolicy(max_retries=self.retries, backoff_base=self.backoff,
+                              backoff_max=self.retry_after_max, retry_after_max=self.retry_after_max),
+            max_bytes=self.max_bytes,
+            per_host_limit=self.per_host_limit,
+            max_connections=max(self.concurrency, self.per_host_limit) * 2,
+            cache=self.cache_dir,
+        )
+
+    def walk_options(self, *, follow: bool = True, yield_entries: bool = True,
+                     keep_bodies: bool = False, stream_problems: bool = False) -> WalkOptions:
+        return WalkOptions(follow=follow, max_depth=self.max_depth, max_sitemaps=self.max_sitemaps,
+                           max_urls=self.max_urls, concurrency=self.concurrency, max_bytes=self.max_bytes,
+                           yield_entries=yield_entries, keep_bodies=keep_bodies, stream_problems=stream_problems)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentDone:
+    """The end of one document: its ``source`` (file path, or the URL asked for), ``kind``, how many URL
+    entries it held, its bytes as read (``data``, only with ``keep_bytes``; gzip files stay compressed) and, for
+    URLs, the walk's :class:`~sitemapkit.fetch.SitemapNode` (status, redirects, timing, fetch problems)."""
+
+    source: str
+    kind: DocumentKind | None
+    entries: int
+    data: bytes | None = None
+    node: SitemapNode | None = None
+
+
+SourceEvent = UrlEntry | SitemapRef | Problem | Located | DocumentDone | Discovery
+
+
+def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: FetchSettings,
+                  seeds: Iterable[str] = ()) -> Iterator[T]:
+    """Drive an async iterator (built by ``factory`` from a fresh client) from synchronous code, on a private
+    event loop stepped as the caller pulls items. Closing the iterator early cancels the walk cleanly.
+    ``seeds`` are the URLs the walk starts from (for the client's address policy)."""
+    loop = asyncio.new_event_loop()
+    try:
+        client = settings.client(seeds)
+        agen = factory(client)
+        try:
+            while True:
+                try:
+                    item = loop.run_until_complete(agen.__anext__())
+                except StopAsyncIteration:
+                    break
+                yield item
+        finally:
+            aclose = getattr(agen, "aclose", None)
+            if aclose is not None:
+                loop.run_until_complete(aclose())
+            loop.run_until_complete(client.aclose())
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+def _close_when_stopped(parser: SitemapParser, chunk: bytes) -> Iterator[list[Event]]:
+    """Reading has stopped (a fatal error, a budget): the rest of the stream would be ignored, and it may never
+    end (an endless producer on standard input): close now, and the caller stops reading."""
+    if chunk and parser.stopped:
+        yield parser.close()
+
+
+def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool,
+                 max_bytes: int) -> Iterator[SourceEvent]:
+    parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions)
+    kept: list[bytes] | None = [] if keep_bytes else None
+    entries = 0
+    stream = sys.stdin.buffer if source == "-" else Path(source).open("rb")  # noqa: SIM115 - closed below
+    # Standard input is read with read1(): whatever is available, so a slow producer is parsed as it writes.
+    read: Callable[[int], bytes] = stream.read
+    if source == "-" and isinstance(stream, io.BufferedReader):
+        read = stream.read1
+    try:
+        while True:
+            chunk = read(_READ_CHUNK)
+            # In bounded steps: a highly compressed chunk's events are taken as they come, never piled up.
+            batches = parser.feed_steps(chunk) if chunk else parser.close_steps()
+            if kept is not None and chunk:
+                kept.append(chunk)
+            for events in chain(batches, _close_when_stopped(parser, chunk)):
+                for ev in events:
+                    item = ev.item if isinstance(ev, Located) else ev
+                    if isinstance(item, UrlEntry):
+                        entries += 1
+                    yield ev
+            if not chunk or parser.stopped:
+                break
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    yield DocumentDone(source, parser.kind, entries, b"".join(kept) if kept is not None else None, None)
+
+
+def _node_events(node: SitemapNode) -> Iterator[SourceEvent]:
+    """The end of a fetched document. Its problems were streamed already (``WalkOptions.stream_problems``): the
+    node only holds a capped copy of them."""
+    for child in node.children:
+        try:
+            yield SitemapRef(child)
+        except InvalidEntryError:  # children were valid refs when read; never expected
+            continue
+    yield DocumentDone(node.url, node.kind, node.entries, node.body, node)
+
+
+def open_sources(
+    sources: Iterable[str],
+    *,
+    follow: bool | None = None,
+    settings: FetchSettings | None = None,
+    keep_bytes: bool = False,
+    positions: bool = False,
+    strict: bool = False,
+    on_item: Callable[[Discovery | SitemapNode], None] | None = None,
+    batches: bool = False,
+) -> Iterator[SourceEvent | EntryBatch]:
+    """Read every SOURCE in order and stream its events (see the module docstring).
+
+    ``follow`` (default True) walks indexes found at URLs down to their sitemaps; False reads only the documents
+    named (their children still appear as :class:`SitemapRef` events). ``positions`` and ``strict`` apply to
+    files (URL documents are read leniently, positions off). ``on_item`` is called with each
+    :class:`Discovery` and :class:`SitemapNode` as soon as it is known (for progress on stderr). With
+    ``batches=True`` the entries of fetched sitemaps arrive as :class:`EntryBatch` (which names the sitemap they
+    came from, and carries the problems found meanwhile) instead of one :class:`UrlEntry` at a time.
+    Every problem of a fetched document is streamed, as for a file: the same document gives the same problems
+    from disk and over HTTP.
+    Files that cannot be opened raise :class:`OSError` (the CLI boundary turns it into a message)."""
+    cfg = settings or FetchSettings()
+    do_follow = True if follow is None else follow
+    for source in sources:
+        if not is_url_source(source):
+            if source != "-" and not os.path.exists(source):
+                raise FileNotFoundError(2, "No such file or directory", source)
+            yield from _file_events(source, keep_bytes=keep_bytes, positions=positions, strict=strict,
+                                    max_bytes=cfg.max_bytes)
+            continue
+        opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes, stream_problems=True)
+
+        def factory(client: HttpClient, src: str = source, o: WalkOptions = opts) -> AsyncIterator[
+                Discovery | WalkItem]:
+            return walk_site(src, client=client, options=o, probe=cfg.probe)
+
+        for item in iterate_async(factory, cfg, seeds=[source]):
+            if isinstance(item, EntryBatch):
+                if batches:
+                    yield item
+                else:
+                    yield from item.entries
+                    yield from item.problems
+            elif isinstance(item, SitemapNode):
+                if on_item is not None:
+                    on_item(item)
+                yield from _node_events(item)
+            else:
+                if on_item is not None:
+                    on_item(item)
+                yield item
+                yield from item.problems
+

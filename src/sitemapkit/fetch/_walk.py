@@ -1,0 +1,472 @@
+"""Safe walking of sitemap trees over HTTP.
+
+:func:`walk` takes seeds (sitemap URLs, usually from :func:`~sitemapkit.discover`) and streams results while it
+works: :class:`EntryBatch` items as URL entries are parsed, and one :class:`SitemapNode` per sitemap when it is
+done (a parent's node always comes before its children's). Safety:
+
+- a global visited set of normalised URLs (:func:`url_key`), redirect hops and targets included, so cycles, a
+  child redirecting to its parent and duplicate listings are fetched once;
+- a depth limit for nested indexes, limits on the number of sitemaps and of URLs;
+- a bounded number of concurrent fetches, and a bounded output queue, so memory stays flat however large the
+  tree (the consumer's pace drives the walk);
+- one failing child never stops the walk: every failure becomes a :class:`~sitemapkit.Problem` (SM5xx) on that
+  sitemap's node.
+
+Bodies are handed to the reader, which sniffs the bytes: neither Content-Type nor the URL's extension is trusted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+from urllib.parse import urlsplit
+
+from sitemapkit.core._errors import FetchError, InputError, SitemapkitError, TooManyRedirectsError
+from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit.core._model import SitemapRef, UrlEntry
+from sitemapkit.core._problems import Location, Problem, Severity, define_code
+from sitemapkit.fetch._http import AddressRefusedError, HttpClient, HttpResponse, ResponseTooLargeError
+from sitemapkit.fetch._robots import url_key
+from sitemapkit.read._sniff import DocumentKind
+
+__all__ = [
+    "EntryBatch",
+    "FoundVia",
+    "SitemapNode",
+    "SitemapSeed",
+    "WalkItem",
+    "WalkOptions",
+    "walk",
+]
+
+_AREA = "fetch"
+
+SM501 = define_code("SM501", Severity.ERROR, "sitemap could not be fetched",
+                    "Check that the server answers (connection, timeouts, complete bodies).", area=_AREA)
+SM502 = define_code("SM502", Severity.ERROR, "sitemap answered with an error status",
+                    "Serve the sitemap with status 200, or remove it from robots.txt / its index.", area=_AREA)
+SM503 = define_code("SM503", Severity.ERROR, "redirect loop or too many redirects",
+                    "Point robots.txt and indexes at the sitemap's final URL.", area=_AREA)
+SM504 = define_code("SM504", Severity.ERROR, "sitemap exceeds the byte budget",
+                    "Split the sitemap: at most 50 MB (52,428,800 bytes) uncompressed (RULES.md 9).", area=_AREA)
+SM505 = define_code("SM505", Severity.ERROR, "not a sitemap",
+                    "Serve an XML sitemap, index, text list or feed; an HTML page (often an error page served "
+                    "with status 200) is not one.", area=_AREA)
+SM506 = define_code("SM506", Severity.WARNING, "sitemap already visited",
+                    "List each sitemap once; make sure no sitemap redirects to another one.", area=_AREA)
+SM507 = define_code("SM507", Severity.WARNING, "index nesting deeper than the depth limit",
+                    "Do not nest indexes (RULES.md 12).", area=_AREA)
+SM508 = define_code("SM508", Severity.WARNING, "sitemap limit reached; children skipped",
+                    "Raise the limit on sitemaps, or list fewer sitemaps.", area=_AREA)
+SM509 = define_code("SM509", Severity.WARNING, "URL limit reached; the walk stopped",
+                    "Raise the limit on URLs.", area=_AREA)
+SM510 = define_code("SM510", Severity.WARNING, "index listed by another index",
+                    "Google does not follow nested indexes: list every sitemap in one index (RULES.md 12).",
+                    area=_AREA)
+SM511 = define_code("SM511", Severity.WARNING, "index lists a sitemap on another host",
+                    "An index may only list sitemaps of its own site (RULES.md 11).", area=_AREA)
+SM512 = define_code("SM512", Severity.WARNING, "sitemap redirected",
+                    "Point robots.txt and indexes at the sitemap's final URL.", area=_AREA)
+SM513 = define_code("SM513", Severity.ERROR, "sitemap could not be read",
+                    "The document broke the reader (see the message); fix the document.", area=_AREA)
+SM514 = define_code("SM514", Severity.WARNING, "more problems not shown",
+                    "Fix the problems listed first, or validate the sitemap on its own.", area=_AREA)
+SM515 = define_code("SM515", Severity.ERROR, "address refused",
+                    "The sitemap (or a redirect) points at a loopback, private, link-local or other special "
+                    "address; list public URLs only, or pass --allow-private-addresses if it is intended.",
+                    area=_AREA)
+
+
+class FoundVia(enum.Enum):
+    """How a sitemap was found."""
+
+    GIVEN = "given"
+    ROBOTS = "robots.txt"
+    WELL_KNOWN = "well-known path"
+    LINK_REL = "link rel"
+    INDEX = "index"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapSeed:
+    """A sitemap to start from. ``response`` lets discovery hand over a body it already fetched."""
+
+    url: str
+    found_via: FoundVia = FoundVia.GIVEN
+    response: HttpResponse | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    """Limits and knobs of :func:`walk`. ``max_depth`` counts index levels below a seed (a seed is depth 0);
+    ``max_bytes`` is the per-document budget (download, Content-Encoding and gzip file all count);
+    ``yield_entries=False`` only counts entries (``discover``); ``keep_bodies`` puts each document's bytes on its
+    node (for validation); ``stream_problems`` also sends every problem as it is found, in
+    :attr:`EntryBatch.problems` before the sitemap's node (none is dropped, whatever ``max_problems_per_sitemap``:
+    what reading the same document from a file gives), while the node keeps its capped copy."""
+
+    follow: bool = True
+    max_depth: int = 5
+    max_sitemaps: int = 10_000
+    max_urls: int | None = None
+    concurrency: int = 8
+    max_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
+    max_problems_per_sitemap: int = 200
+    yield_entries: bool = True
+    keep_bodies: bool = False
+    queue_size: int = 8
+    stream_problems: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EntryBatch:
+    """URL entries parsed from ``sitemap`` (its requested URL), in document order; with
+    ``WalkOptions.stream_problems``, the problems found meanwhile too."""
+
+    sitemap: str
+    entries: tuple[UrlEntry, ...]
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapNode:
+    """One sitemap of the tree, once it is done.
+
+    ``kind`` is None when nothing could be read; ``status`` None when no response came; ``entries`` counts URL
+    entries, ``children`` the sitemap URLs an index lists (in document order); ``size`` is the document size
+    (Content-Encoding undone; ``bytes`` in JSON), ``wire_bytes`` what was downloaded; ``problems`` holds fetch
+    and reader problems (at most ``max_problems_per_sitemap``; ``problem_count`` counts them all)."""
+
+    url: str
+    found_via: FoundVia
+    depth: int
+    parent: str | None = None
+    final_url: str | None = None
+    status: int | None = None
+    kind: DocumentKind | None = None
+    entries: int = 0
+    children: tuple[str, ...] = ()
+    size: int = 0
+    wire_bytes: int = 0
+    elapsed: float = 0.0
+    redirects: tuple[tuple[str, int], ...] = ()
+    problems: tuple[Problem, ...] = ()
+    problem_count: int = 0
+    from_cache: bool = False
+    body: bytes | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when the sitemap was read and no error was found on it."""
+        return self.kind is not None and self.kind.is_sitemap and not any(p.is_error for p in self.problems)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.problems if p.is_error)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "final_url": self.final_url,
+            "found_via": self.found_via.value,
+            "parent": self.parent,
+            "depth": self.depth,
+            "status": self.status,
+            "kind": None if self.kind is None else self.kind.value,
+            "entries": self.entries,
+            "children": list(self.children),
+            "bytes": self.size,
+            "wire_bytes": self.wire_bytes,
+            "elapsed": round(self.elapsed, 4),
+            "redirects": [{"url": u, "status": s} for u, s in self.redirects],
+            "from_cache": self.from_cache,
+            "problems": [p.to_dict() for p in self.problems],
+            "problem_count": self.problem_count,
+        }
+
+
+WalkItem = EntryBatch | SitemapNode
+
+
+def _new_parser(source: str, max_bytes: int) -> Any:
+    """The reader's incremental parser (imported late: the reader is a sibling area)."""
+    from sitemapkit.read._parser import SitemapParser
+
+    return SitemapParser(source, max_decompressed_bytes=max_bytes)
+
+
+@dataclass(slots=True)
+class _Job:
+    seed: SitemapSeed
+    depth: int
+    parent: str | None
+    parent_kind: DocumentKind | None
+    parent_host: str | None
+
+
+@dataclass(slots=True)
+class _Collector:
+    limit: int
+    stream: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    count: int = 0
+    pending: list[Problem] = field(default_factory=list)  # streamed ones not sent yet (at most one slice's worth)
+
+    def add(self, problem: Problem) -> None:
+        self.count += 1
+        if len(self.problems) < self.limit:
+            self.problems.append(problem)
+        if self.stream:
+            self.pending.append(problem)
+
+    def take(self) -> tuple[Problem, ...]:
+        out = tuple(self.pending)
+        self.pending.clear()
+        return out
+
+
+_END = object()
+# Bytes handed to the parser at a time. Compressed bodies get smaller slices: 16 KiB of gzip can inflate to
+# ~5,000 entries, and every entry of a slice is alive at once (per concurrent worker) until the consumer takes it.
+_SLICE = 128 * 1024
+_GZIP_SLICE = 16 * 1024
+
+
+class _Walker:
+    def __init__(self, client: HttpClient, options: WalkOptions) -> None:
+        self.client = client
+        self.opts = options
+        self.visited: set[str] = set()
+        self.scheduled = 0
+        self.urls = 0
+        self.stopped = False
+        self.jobs: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self.out: asyncio.Queue[object] = asyncio.Queue(maxsize=max(1, options.queue_size))
+
+    # -- scheduling -------------------------------------------------------------------------------------
+
+    def schedule_seed(self, seed: SitemapSeed) -> Problem | None:
+        key = url_key(seed.url)
+        if key in self.visited:
+            return None  # the same seed twice (robots.txt listing it twice is reported by the robots pass)
+        self.visited.add(key)
+        self.scheduled += 1
+        self.jobs.put_nowait(_Job(seed, 0, None, None, None))
+        return None
+
+    def schedule_children(self, node_url: str, final_url: str, kind: DocumentKind, depth: int,
+                          children: list[str], problems: _Collector) -> list[_Job]:
+        jobs: list[_Job] = []
+        skipped_limit = 0
+        host = (urlsplit(final_url).hostname or "").lower()
+        for child in children:
+            key = url_key(child)
+            if key in self.visited:
+                problems.add(SM506.problem(Location(final_url, loc=child),
+                                           f"lists {child}, which was already visited (cycle or duplicate)"))
+                continue
+            if depth + 1 > self.opts.max_depth:
+                problems.add(SM507.problem(Location(final_url, loc=child),
+                                           f"{child} not fetched: depth {depth + 1} exceeds the limit of "
+                                           f"{self.opts.max_depth}"))
+                continue
+            if self.scheduled >= self.opts.max_sitemaps:
+                skipped_limit += 1
+                continue
+            self.visited.add(key)
+            self.scheduled += 1
+            jobs.append(_Job(SitemapSeed(child, FoundVia.INDEX), depth + 1, node_url, kind, host))
+        if skipped_limit:
+            problems.add(SM508.problem(Location(final_url), f"{skipped_limit} child sitemap(s) not fetched: the "
+                                                            f"limit of {self.opts.max_sitemaps} sitemaps was reached"))
+        return jobs
+
+    # -- workers ----------------------------------------------------------------------------------------
+
+    async def worker(self) -> None:
+        while True:
+            job = await self.jobs.get()
+            try:
+                if job is None:
+                    return
+                if not self.stopped:
+                    try:
+                        await self.visit(job)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:  # a bug or an exotic transport error: one node fails, not the walk
+                        problem = SM501.problem(Location(job.seed.url), f"{type(exc).__name__}: {exc}")
+                        if self.opts.stream_problems:
+                            await self.out.put(EntryBatch(job.seed.url, (), (problem,)))
+                        await self._emit_node(SitemapNode(job.seed.url, job.seed.found_via, job.depth, job.parent,
+                                                          problems=(problem,), problem_count=1))
+            finally:
+                self.jobs.task_done()
+
+    async def visit(self, job: _Job) -> None:
+        seed = job.seed
+        problems = _Collector(self.opts.max_problems_per_sitemap, self.opts.stream_problems)
+
+        def node(**kw: Any) -> SitemapNode:
+            return SitemapNode(seed.url, seed.found_via, job.depth, job.parent, problems=tuple(problems.problems),
+                               problem_count=problems.count, **kw)
+
+        if job.parent_host is not None:
+            child_host = (urlsplit(seed.url).hostname or "").lower()
+            if child_host != job.parent_host:
+                problems.add(SM511.problem(Location(seed.url, loc=seed.url),
+                                           f"listed by {job.parent} on host {job.parent_host}"))
+        try:
+            resp = seed.response or await self.client.get(seed.url, max_bytes=self.opts.max_bytes)
+        except AddressRefusedError as exc:
+            problems.add(SM515.problem(Location(seed.url), f"{seed.url} not fetched: {exc.reason}"))
+            await self._emit_node(node(), problems)
+            return
+        except TooManyRedirectsError as exc:
+            problems.add(SM503.problem(Location(seed.url), exc.reason))
+            await self._emit_node(node(), problems)
+            return
+        except ResponseTooLargeError as exc:
+            problems.add(SM504.problem(Location(seed.url), exc.reason))
+            await self._emit_node(node(), problems)
+            return
+        except FetchError as exc:
+            problems.add(SM501.problem(Location(seed.url), exc.reason))
+            await self._emit_node(node(), problems)
+            return
+        meta: dict[str, Any] = {
+            "final_url": resp.final_url, "status": resp.status, "size": len(resp.body),
+            "wire_bytes": resp.wire_bytes, "elapsed": resp.elapsed, "redirects": resp.redirects,
+            "from_cache": resp.from_cache,
+        }
+        if resp.redirects:
+            problems.add(SM512.problem(Location(seed.url), f"redirected to {resp.final_url} "
+                                       f"({', '.join(str(s) for _, s in resp.redirects)})"))
+            targets = [u for u, _ in resp.redirects[1:]] + [resp.final_url]
+            keys = [url_key(u) for u in targets]
+            if any(k in self.visited for k in keys):
+                problems.add(SM506.problem(Location(seed.url), f"redirects to {resp.final_url}, which was already "
+                                                               "visited; not read again"))
+                await self._emit_node(node(**meta), problems)
+                return
+            self.visited.update(keys)
+        if not resp.ok:
+            problems.add(SM502.problem(Location(resp.final_url), f"HTTP status {resp.status}"))
+            await self._emit_node(node(**meta), problems)
+            return
+        kind, entries, children, elapsed_parse = await self._parse(seed.url, resp, problems)
+        meta["elapsed"] = resp.elapsed + elapsed_parse
+        if kind is DocumentKind.INDEX and job.parent_kind is DocumentKind.INDEX:
+            problems.add(SM510.problem(Location(resp.final_url), f"this index is listed by the index {job.parent}"))
+        jobs: list[_Job] = []
+        if children and self.opts.follow and not self.stopped:
+            jobs = self.schedule_children(seed.url, resp.final_url, kind or DocumentKind.INDEX, job.depth,
+                                          children, problems)
+        await self._emit_node(node(**meta, kind=kind, entries=entries, children=tuple(children),
+                                   body=resp.body if self.opts.keep_bodies else None), problems)
+        for j in jobs:
+            self.jobs.put_nowait(j)
+
+    async def _parse(self, url: str, resp: HttpResponse, problems: _Collector
+                     ) -> tuple[DocumentKind | None, int, list[str], float]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        source = resp.final_url
+        entries = 0
+        children: list[str] = []
+        kind: DocumentKind | None = None
+        body = resp.body
+        limit = self.opts.max_urls
+        parser: Any = None
+        try:
+            parser = _new_parser(source, self.opts.max_bytes)
+            step = _GZIP_SLICE if body[:2] == b"\x1f\x8b" else _SLICE
+            starts: list[int | None] = [*range(0, len(body), step), None]
+            # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
+            for events in chain.from_iterable(parser.close_steps() if start is None
+                                              else parser.feed_steps(body[start : start + step]) for start in starts):
+                batch: list[UrlEntry] = []
+                for ev in events:
+                    item = getattr(ev, "item", ev)  # a Located wrapper (positions=True) unwraps to its item
+                    if isinstance(item, UrlEntry):
+                        batch.append(item)
+                    elif isinstance(item, SitemapRef):
+                        children.append(item.loc)
+                    elif isinstance(item, Problem):
+                        problems.add(item)
+                if limit is not None and batch and self.urls + len(batch) >= limit:
+                    batch = batch[: max(0, limit - self.urls)]
+                    if not self.stopped:
+                        problems.add(SM509.problem(Location(source), f"stopped after {limit:,} URLs"))
+                    self.stopped = True
+                entries += len(batch)
+                self.urls += len(batch)
+                if (batch and self.opts.yield_entries) or problems.pending:
+                    await self.out.put(EntryBatch(url, tuple(batch) if self.opts.yield_entries else (),
+                                                  problems.take()))
+                else:
+                    await asyncio.sleep(0)  # let other fetches progress between slices
+                if self.stopped:
+                    break
+            kind = parser.kind
+        except InputError as exc:
+            problems.add((SM504 if "budget" in str(exc) or "limit" in str(exc).lower() else SM513).problem(
+                Location(source), str(exc)))
+            kind = getattr(parser, "kind", None)
+        except SitemapkitError as exc:
+            problems.add(SM513.problem(Location(source), str(exc)))
+        except Exception as exc:  # one broken document never stops the walk
+            problems.add(SM513.problem(Location(source), f"{type(exc).__name__}: {exc}"))
+        if kind is not None and not kind.is_sitemap:
+            what = "an HTML page" if kind is DocumentKind.HTML else "not a recognised sitemap format"
+            problems.add(SM505.problem(Location(source), f"{what} (status {resp.status}, Content-Type "
+                                                         f"{resp.headers.get('content-type', 'none')!r})"))
+        return kind, entries, children, loop.time() - started
+
+    async def _emit_node(self, node: SitemapNode, problems: _Collector | None = None) -> None:
+        if problems is not None and problems.pending:
+            await self.out.put(EntryBatch(node.url, (), problems.take()))
+        await self.out.put(node)
+
+
+async def walk(
+    seeds: Iterable[SitemapSeed | str],
+    *,
+    client: HttpClient,
+    options: WalkOptions | None = None,
+) -> AsyncIterator[WalkItem]:
+    """Walk the sitemap trees below ``seeds``, streaming :class:`EntryBatch` and :class:`SitemapNode` items.
+
+    Stop early by breaking out of the loop: pending fetches are cancelled."""
+    opts = options or WalkOptions()
+    w = _Walker(client, opts)
+    for s in seeds:
+        w.schedule_seed(s if isinstance(s, SitemapSeed) else SitemapSeed(s))
+    if w.scheduled == 0:
+        return
+    workers = [asyncio.create_task(w.worker()) for _ in range(max(1, opts.concurrency))]
+
+    async def finish() -> None:
+        await w.jobs.join()
+        await w.out.put(_END)
+
+    monitor = asyncio.create_task(finish())
+    try:
+        while True:
+            item = await w.out.get()
+            if item is _END:
+                break
+            assert isinstance(item, (EntryBatch, SitemapNode))
+            yield item
+    finally:
+        monitor.cancel()
+        for t in workers:
+            t.cancel()
+        await asyncio.gather(monitor, *workers, return_exceptions=True)

@@ -1,0 +1,34 @@
+"""The read layer: a sans-I/O reader for every sitemap format (XML urlset and index, RSS, Atom, text; gzip and
+nested gzip sniffed from the bytes). Feed it bytes, take entries and problems as they complete.
+"""
+
+from __future__ import annotations
+
+from sitemapkit.read._parser import (
+    Event,
+    Located,
+    ParseResult,
+    ReaderStateError,
+    SitemapParser,
+    iter_events,
+    parse_bytes,
+    read_file,
+)
+from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
+
+__all__ = [
+    "DocumentKind",
+    "EncodingInfo",
+    "Event",
+    "GzipDecoder",
+    "KindInfo",
+    "Located",
+    "ParseResult",
+    "ReaderStateError",
+    "SitemapParser",
+    "Sniffed",
+    "iter_events",
+    "parse_bytes",
+    "read_file",
+    "sniff",
+]

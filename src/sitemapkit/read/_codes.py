@@ -1,0 +1,120 @@
+"""Problem codes of the reader (SM1xx).
+
+Severity is the lenient one. Codes in :data:`STRICT_FATAL` are warnings that lenient mode repairs and goes on
+from (the document is readable but breaks the protocol or XML); strict mode stops at them as it stops at errors.
+"""
+
+from __future__ import annotations
+
+from sitemapkit.core._problems import Severity, define_code
+
+__all__ = ["STRICT_FATAL"]
+
+_E, _W = Severity.ERROR, Severity.WARNING
+_A = "reader"
+
+NOT_SITEMAP_HTML = define_code(
+    "SM101", _E, "HTML page, not a sitemap",
+    "Serve the sitemap itself at this address (a 200 with XML or text), not an HTML page or an error page.", area=_A)
+NOT_SITEMAP = define_code(
+    "SM102", _E, "not a sitemap",
+    "The document is empty or its root element is not urlset, sitemapindex, rss, rdf:RDF or feed.", area=_A)
+DTD_REFUSED = define_code(
+    "SM103", _E, "DOCTYPE refused: DTDs and entities are not read",
+    "Remove the <!DOCTYPE ...>; sitemaps need no DTD, and entity declarations are a security risk.", area=_A)
+NOT_WELL_FORMED = define_code(
+    "SM104", _E, "XML is not well-formed; reading stopped here",
+    "Fix the markup (escape & as &amp;, close every element); entries before this point were kept.", area=_A)
+TRUNCATED = define_code(
+    "SM105", _E, "document ends early",
+    "The file is cut off (interrupted upload or download, size limit); the last incomplete entry was dropped.",
+    area=_A)
+JUNK_AFTER_ROOT = define_code(
+    "SM106", _W, "content after the root element",
+    "Remove what follows the closing root tag (debug output, HTML, a second document).", area=_A)
+WHITESPACE_BEFORE_DECLARATION = define_code(
+    "SM107", _W, "whitespace before the XML declaration",
+    "The <?xml ...?> declaration must be the very first thing in the file; remove the blank lines before it.",
+    area=_A)
+NAMESPACE = define_code(
+    "SM108", _W, "missing or wrong sitemap namespace",
+    'Declare xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" on the root element.', area=_A)
+TAG_CASE = define_code(
+    "SM109", _W, "element names are not lowercase",
+    "XML is case-sensitive: write urlset, url, loc, lastmod, changefreq, priority in lowercase.", area=_A)
+NOT_UTF8 = define_code(
+    "SM110", _W, "document is not UTF-8",
+    "The protocol requires UTF-8; re-encode the file and declare encoding=\"UTF-8\".", area=_A)
+UNDECODABLE = define_code(
+    "SM111", _E, "bytes cannot be decoded",
+    "Encode the file as UTF-8 (and declare it so); the bytes do not match the declared or detected encoding.",
+    area=_A)
+SIZE_LIMIT = define_code(
+    "SM112", _E, "decompressed size exceeds the budget",
+    "A sitemap is at most 50 MiB uncompressed; split it, or raise max_decompressed_bytes if you trust it.",
+    area=_A)
+BAD_GZIP = define_code(
+    "SM113", _E, "corrupt or truncated gzip data",
+    "Recompress the file; the gzip stream is damaged or cut off (what could be inflated was read).", area=_A)
+MISSING_LOC = define_code(
+    "SM114", _W, "entry without a loc; skipped",
+    "Every <url> and <sitemap> needs exactly one non-empty <loc>.", area=_A)
+INVALID_LOC = define_code(
+    "SM115", _E, "loc is not an absolute http(s) URL; entry skipped",
+    "Write fully-qualified URLs (https://example.com/page), at most 2,048 characters.", area=_A)
+WHITESPACE_IN_LOC = define_code(
+    "SM116", _W, "whitespace inside a loc; percent-encoded",
+    "Escape spaces as %20 and remove line breaks inside URLs.", area=_A)
+EXTRA_LOC = define_code(
+    "SM117", _W, "more than one loc in an entry; the first one wins",
+    "Give each <url> exactly one <loc>; put other pages in their own <url>.", area=_A)
+BAD_LASTMOD = define_code(
+    "SM118", _W, "unreadable lastmod; ignored",
+    "Write lastmod as a W3C Datetime: 2024-05-01 or 2024-05-01T10:30:00+00:00.", area=_A)
+LENIENT_LASTMOD = define_code(
+    "SM119", _W, "lastmod is not a W3C Datetime; read leniently",
+    "Write lastmod as a W3C Datetime: 2024-05-01 or 2024-05-01T10:30:00+00:00.", area=_A)
+BAD_CHANGEFREQ = define_code(
+    "SM120", _W, "invalid changefreq; ignored",
+    "Use one of always, hourly, daily, weekly, monthly, yearly, never (or leave it out; Google ignores it).",
+    area=_A)
+BAD_PRIORITY = define_code(
+    "SM121", _W, "invalid priority; ignored",
+    "Use a decimal between 0.0 and 1.0 (or leave it out; Google ignores it).", area=_A)
+BAD_EXTENSION = define_code(
+    "SM122", _W, "invalid extension element; dropped",
+    "Give image, video, news and xhtml:link elements their required fields (see RULES.md 21-25).", area=_A)
+DUPLICATE_LOC = define_code(
+    "SM123", _W, "duplicate loc",
+    "List each URL once per sitemap.", area=_A)
+TEXT_NOT_URL = define_code(
+    "SM124", _W, "line is not an absolute http(s) URL; skipped",
+    "A text sitemap holds one fully-qualified URL per line and nothing else.", area=_A)
+TEXT_NO_URLS = define_code(
+    "SM125", _E, "text document without a single URL; not a sitemap",
+    "Serve a sitemap: one absolute URL per line, or an XML urlset.", area=_A)
+GZIP_TRAILING = define_code(
+    "SM126", _W, "data after the end of the gzip stream; ignored",
+    "Serve the gzip file exactly as written; something appended bytes to it.", area=_A)
+FEED_ITEM_NO_LINK = define_code(
+    "SM127", _W, "feed item without a link; skipped",
+    "Give each RSS item a <link> (or a permalink <guid>) and each Atom entry a <link rel=\"alternate\">.",
+    area=_A)
+GZIP_LAYERS = define_code(
+    "SM128", _E, "too many gzip layers; reading stopped",
+    "Compress the sitemap once: gzip inside gzip inside gzip (more than 3 layers) is not read.", area=_A)
+BARE_AMPERSAND = define_code(
+    "SM129", _W, "unescaped & read as &amp;",
+    "Escape & as &amp; in URLs and text (or wrap the text in CDATA); strict XML parsers stop at it.", area=_A)
+INDEX_TOO_BIG = define_code(
+    "SM130", _W, "more than 50,000 sitemaps in one index",
+    "A sitemap index lists at most 50,000 sitemaps (RULES.md 10): split it into several index files.", area=_A)
+#: Warnings that strict mode treats as errors (everything but advisory findings such as duplicates and feed
+#: items without a link).
+STRICT_FATAL: frozenset[str] = frozenset(
+    pc.code for pc in (
+        JUNK_AFTER_ROOT, WHITESPACE_BEFORE_DECLARATION, NAMESPACE, TAG_CASE, NOT_UTF8, MISSING_LOC,
+        WHITESPACE_IN_LOC, EXTRA_LOC, BAD_LASTMOD, LENIENT_LASTMOD, BAD_CHANGEFREQ, BAD_PRIORITY, BAD_EXTENSION,
+        TEXT_NOT_URL, GZIP_TRAILING, BARE_AMPERSAND,
+    )
+)

@@ -1,0 +1,406 @@
+"""The reader's fast lane for plain urlsets: canonical ``<url>`` blocks read straight from the bytes.
+
+Most urlsets are machine-written and look the same from the first ``<url>`` to the last::
+
+    <url><loc>https://example.com/a</loc><lastmod>2024-05-01</lastmod><changefreq>daily</changefreq>
+    <priority>0.5</priority></url>
+
+For such a block the element tree has nothing to add: there is no markup inside the values, no entity, no comment,
+no attribute, no namespace prefix. :class:`FastUrlset` matches these blocks with one regular expression (C, no
+Python objects per element) and hands the four texts to the engine, which builds the entry exactly as it does from
+lxml elements. It is used only while every block is canonical:
+
+* It starts after the prolog (XML declaration, comments, PIs) and the ``<urlset ...>`` start tag, which are fed to
+  lxml first, so a broken root tag is reported before any entry, as before.
+* At the first byte that is not whitespace or a complete canonical block (an extension element, a comment, CDATA,
+  an entity, a non-ASCII character, a different child order, ``</urlset>`` at the end), it **bails out** for the
+  rest of the document: lxml gets the remaining bytes, after a line break and column shift that keep every line
+  and column lxml reports equal to the original document's. What lxml then sees is the original document with the
+  blocks already read replaced by whitespace, so what it reports about the rest is what it reported before.
+
+Canonical blocks are well-formed by construction (values are printable ASCII without ``<``, ``>`` and ``&``), so
+nothing lxml would have said about them is lost. The equivalence with the element path is pinned by tests that
+read documents both ways (``tests/read/test_fast_lane.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING
+
+from sitemapkit.core._lastmod import lastmod_of_valid_form
+from sitemapkit.core._limits import MAX_LOC_LENGTH
+from sitemapkit.core._model import (
+    Alternate,
+    Changefreq,
+    Image,
+    canonical_alternate,
+    canonical_image,
+    canonical_url_entry,
+)
+from sitemapkit.core._urls import SIMPLE_URI
+from sitemapkit.read._codes import DUPLICATE_LOC
+from sitemapkit.read._parser import DUPLICATE_TRACKING_LIMIT
+
+if TYPE_CHECKING:
+    from sitemapkit.read._xml import XmlEngine
+
+__all__ = ["ENABLED", "FastUrlset"]
+
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+
+#: Switch for tests and A/B measurements: False reads every document through lxml elements only.
+ENABLED = True
+
+# Prolog up to the end of the root start tag: XML declaration, PIs (xml-stylesheet), comments and whitespace,
+# then an unprefixed <urlset> with plain attributes (no entity references in their values). A PI ends at its first
+# "?>" and a comment at its first "-->" (atomic groups): the match on a prefix of the document is the match on the
+# whole, so whether the lane starts does not depend on how the bytes were cut.
+_S = rb"[ \t\r\n]"
+_PROLOG = re.compile(
+    rb"(?:\xef\xbb\xbf)?(?:(?><\?.*?\?>)|(?><!--.*?-->)|" + _S + rb"+)*?"
+    rb"<urlset(?:" + _S + rb"++[A-Za-z_:][A-Za-z0-9_.:\-]*+" + _S + rb"*+=" + _S + rb"*+"
+    rb"(?:\"[^\"<&]*+\"|'[^'<&]*+'))*+" + _S + rb"*+>",
+    re.S,
+)
+# A value: printable ASCII, tab and line feed, without < > & (no markup, no reference, no "]]>", no CR to be
+# normalised, nothing to decode).
+_T = r"([\t\n\x20-\x25\x27-\x3b\x3d\x3f-\x7e]*+)"
+_W = r"[ \t\r\n]*+"
+# An attribute value in double quotes: the same without tab and line feed (which lxml would turn into spaces).
+_V = r'"([\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x7e]*+)"'
+_CORE = (rf"<url>{_W}<loc>{_T}</loc>{_W}(?:<lastmod>{_T}</lastmod>{_W})?+(?:<changefreq>{_T}</changefreq>{_W})?+"
+         rf"(?:<priority>{_T}</priority>{_W})?+")
+_BLOCK = re.compile(rf"{_CORE}()</url>{_W}")  # the empty group stands for the extension run (none here)
+# For the validator a block must also be followed by markup: text after </url> (lxml makes it the element's tail,
+# which the XSD validates with it) leaves the block to lxml, and a block whose next byte has not arrived waits.
+_TAILED = "(?=<)"
+
+
+def _ext_items(image: str | None, xhtml: str | None) -> str:
+    """Alternatives for one extension element: ``<image:image>`` holding only ``<image:loc>``, and an
+    ``<xhtml:link rel="alternate">`` with hreflang and href (four attribute orders), under the root's prefixes."""
+    never = "(?!)"  # an undeclared prefix: the alternative keeps its groups and never matches
+    img = (rf"(<{image}:image>){_W}<{image}:loc>{_T}</{image}:loc>{_W}</{image}:image>" if image is not None
+           else f"{never}()()")
+    if xhtml is not None:
+        s = r"[ \t\r\n]++"
+        rel, lang, href = 'rel="alternate"', f"hreflang={_V}", f"href={_V}"
+        link = (rf"<{xhtml}:link{s}(?:{rel}{s}{lang}{s}{href}|{rel}{s}{href}{s}{lang}|{lang}{s}{href}{s}{rel}"
+                rf"|{href}{s}{lang}{s}{rel}){_W}/>")
+    else:
+        link = never + "()" * 8
+    return f"{img}|{link}"
+
+
+class RunSplitter:
+    """Splits a run of extension elements that a block pattern accepted (so every element in it has one of the
+    lane's forms) into image loc texts and ``(hreflang, href)`` pairs, in document order.
+
+    ``general`` has ten groups per element: the image's start tag (non-empty only for an image) and its loc
+    text, then hreflang and href in the four attribute orders of a link (only one order takes part, so with
+    ``findall`` the value is the first non-empty one, or "" when it is really empty). ``split`` first tries two
+    small patterns, images and links in the common ``rel hreflang href`` order, and uses ``general`` only when
+    some link has another order (fewer groups per element: about twice as fast)."""
+
+    __slots__ = ("_images", "_link_tag", "_links", "general")
+
+    def __init__(self, image: str | None, xhtml: str | None) -> None:
+        self.general = re.compile(_ext_items(image, xhtml))
+        self._images = (re.compile(rf"<{image}:image>{_W}<{image}:loc>{_T}</{image}:loc>").findall
+                        if image is not None else None)
+        s = r"[ \t\r\n]++"
+        self._links = (re.compile(rf'<{xhtml}:link{s}rel="alternate"{s}hreflang={_V}{s}href={_V}').findall
+                       if xhtml is not None else None)
+        self._link_tag = f"<{xhtml}:link"
+
+    def split(self, run: str) -> tuple[list[str], list[tuple[str, str]]]:
+        images: list[str] = self._images(run) if self._images is not None else []
+        if self._links is None:
+            return images, []
+        links: list[tuple[str, str]] = self._links(run)
+        if len(links) == run.count(self._link_tag):
+            return images, links
+        parts: list[tuple[str, ...]] = self.general.findall(run)
+        return images, [(p[2] or p[5] or p[6] or p[9], p[3] or p[4] or p[7] or p[8]) for p in parts if not p[0]]
+
+
+@functools.lru_cache(maxsize=32)
+def _patterns(image: str | None, xhtml: str | None, tailed: bool = False,
+              ) -> tuple[re.Pattern[str], RunSplitter | None]:
+    """The block pattern for a document whose root binds these prefixes (None: not declared), and the splitter
+    of a block's run of extension elements."""
+    end = _TAILED if tailed else ""
+    if image is None and xhtml is None:
+        return (re.compile(_BLOCK.pattern + end) if tailed else _BLOCK), None
+    splitter = RunSplitter(image, xhtml)
+    plain_items = re.sub(r"\((?!\?)", "(?:", splitter.general.pattern)  # without capturing groups
+    block = re.compile(rf"{_CORE}((?:(?:{plain_items}){_W})*+)</url>{_W}{end}")
+    return block, splitter
+
+
+_XMLNS = re.compile(rb"xmlns:([A-Za-z_][A-Za-z0-9_.\-]*+)[ \t\r\n]*+=[ \t\r\n]*+(?:\"([^\"]*+)\"|'([^']*+)')")
+_SAFE_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*+")
+_WS = " \t\r\n"
+#: Most bytes held for a block still arriving (the four core values fit many times over). A longer block with many
+#: extensions is read by the lane when it arrives within one buffer, and otherwise left to lxml.
+_MAX_BLOCK = 16384
+#: Bytes held while the prolog is undecided (a root start tag longer than this takes the element path).
+_MAX_PROLOG = 65536
+
+_UNDECIDED, _ON = 0, 1
+_CHANGEFREQS = {m.value: m for m in Changefreq}
+_simple_uri = SIMPLE_URI.fullmatch
+
+
+def _prefixes(head: bytes) -> tuple[str | None, str | None]:
+    """The prefixes the root start tag binds to the image and XHTML namespaces (None when not bound, or bound
+    more than once, or not a plain name)."""
+    image = xhtml = None
+    for m in _XMLNS.finditer(head):
+        prefix = m[1].decode("ascii")
+        uri = (m[2] if m[2] is not None else m[3]).decode("latin-1")
+        if uri == IMAGE_NS:
+            image = prefix if image is None else ""
+        elif uri == XHTML_NS:
+            xhtml = prefix if xhtml is None else ""
+    ok = _SAFE_PREFIX.fullmatch
+    return (image if image and ok(image) else None, xhtml if xhtml and ok(xhtml) else None)
+
+
+class CanonicalLane:
+    """Reads canonical ``<url>`` blocks from the byte stream until the first that is not; lxml takes the rest.
+
+    ``feed`` returns the bytes lxml must parse now (empty while the lane holds them); ``off`` turns true once the
+    rest of the document belongs to lxml. Subclasses say what a block means (``_consume``), how lxml gets the
+    prolog (``_start``) and how it takes over (``_handover``). Used by the reader (:class:`FastUrlset`) and by the
+    validator (``_validate_fast``)."""
+
+    __slots__ = ("_base_nl", "_block", "_buf", "_col", "_head", "_head_col", "_head_nl", "_items", "_state", "off")
+
+    #: Blocks must be followed by markup (the validator: text after a block belongs to it for the XSD).
+    _TAILED = False
+
+    def __init__(self) -> None:
+        self._state = _UNDECIDED
+        self._buf = b""
+        self._base_nl = 0  # line feeds in the stream before _buf[0]
+        self._col = 0  # bytes since the last line feed at _buf[0]
+        self._head = b""  # the prolog and root start tag (what lxml was given first)
+        self._head_nl = 0  # line feeds in the head
+        self._head_col = 0
+        self._block = _BLOCK
+        self._items: RunSplitter | None = None
+        self.off = False
+
+    def feed(self, data: bytes) -> bytes:
+        buf = self._buf + data if self._buf else data
+        self._buf = b""
+        if self._state == _UNDECIDED:
+            m = _PROLOG.match(buf)
+            if m is None:
+                at = buf.find(b"<urlset")
+                if (at >= 0 and buf.find(b">", at) >= 0) or len(buf) >= _MAX_PROLOG:
+                    self.off = True  # decided: not a prolog this lane reads
+                    return buf
+                self._buf = buf
+                return b""
+            end = m.end()
+            head = self._head = buf[:end]
+            self._state = _ON
+            self._head_nl = self._base_nl = head.count(b"\n")
+            self._head_col = self._col = end - (head.rfind(b"\n") + 1)
+            self._block, self._items = _patterns(*_prefixes(head), self._TAILED)
+            if not self._start(head):
+                self.off = True
+                return b""
+            buf = buf[end:]
+            if self._decline():
+                self.off = True  # lxml reads it all, from right after the head it already has
+                return buf
+        return self._scan(buf, final=False)
+
+    def finish_early(self, data: bytes) -> bytes:
+        """Stop here: ``data`` and whatever is held go to lxml (with the hand-over shift when the lane was on)."""
+        buf, self._buf = self._buf + data, b""
+        self.off = True
+        if self._state == _UNDECIDED:
+            return buf
+        return self._handover(self._base_nl - self._head_nl, buf)
+
+    def finish(self) -> bytes:
+        """End of the document: whatever is held goes to lxml."""
+        buf, self._buf = self._buf, b""
+        if self._state == _UNDECIDED:
+            self.off = True
+            return buf
+        return self._scan(buf, final=True)
+
+    # --- for subclasses ---------------------------------------------------------------------------------------
+    def _start(self, head: bytes) -> bool:
+        """Give lxml the head; False when lxml rejected it (the document is then dead)."""
+        raise NotImplementedError
+
+    def _decline(self) -> bool:
+        """True when the lane must not start although the head matched (lxml takes the rest as it comes)."""
+        return False
+
+    def _consume(self, text: str, pos: int, buf: bytes) -> int:
+        """Handle the contiguous canonical blocks from ``pos``; return the position after the last one."""
+        raise NotImplementedError
+
+    def _handover(self, skipped: int, rest: bytes) -> bytes:
+        """lxml takes over at ``rest``, ``skipped`` lines after the head's last line, at column ``self._col``
+        (bytes before it on its line; ``self._head_col`` when still on the head's line)."""
+        raise NotImplementedError
+
+    # --- scanning ---------------------------------------------------------------------------------------------
+    def _scan(self, buf: bytes, *, final: bool) -> bytes:
+        text = buf.decode("latin-1")  # one character per byte: positions are byte offsets
+        pos = self._consume(text, len(text) - len(text.lstrip(_WS)), buf)
+        rest = text[pos:]
+        if not final and (
+            (rest.startswith("<url>") and len(rest) < _MAX_BLOCK and (
+                "</url>" not in rest  # a block still arriving
+                # complete, but what follows it has not arrived (it decides, see _TAILED)
+                or (self._TAILED and rest.count("</url>") == 1 and rest.rstrip(_WS).endswith("</url>"))))
+            or "<url>".startswith(rest)
+        ):
+            self._advance(text, pos)
+            self._buf = buf[pos:]
+            return b""
+        self._advance(text, pos)
+        self.off = True
+        return self._handover(self._base_nl - self._head_nl, buf[pos:])
+
+    def _advance(self, text: str, pos: int) -> None:
+        nl = text.count("\n", 0, pos)
+        if nl:
+            self._base_nl += nl
+            self._col = pos - (text.rfind("\n", 0, pos) + 1)
+        else:
+            self._col += pos
+
+    def _line_at_buf_start(self) -> int:
+        """Document line of the first byte of the buffer being scanned (1-based, counted from the head)."""
+        return 1 + self._base_nl
+
+
+class FastUrlset(CanonicalLane):
+    """The reader's lane: canonical blocks become entries exactly as the element path builds them."""
+
+    __slots__ = ("_e",)
+
+    def __init__(self, engine: XmlEngine) -> None:
+        super().__init__()
+        self._e = engine
+
+    def _start(self, head: bytes) -> bool:
+        self._e._lx_feed(head)
+        return not self._e.dead
+
+    def _decline(self) -> bool:
+        # lxml logged an error it goes on after (an xmlns that is not a URI): it fails the document at its end,
+        # and it may read the elements differently; the element path alone says what it says.
+        return bool(len(self._e._p.feed_error_log))
+
+    def _consume(self, text: str, pos: int, buf: bytes) -> int:
+        e = self._e
+        o = e.o
+        seen = o._seen
+        out = o._out
+        plain = e._plain_emit
+        lm_cache = e._lm_cache
+        pr_cache = e._pr_cache
+        finish = e._finish_url
+        cpos = 0
+        cline = self._line_at_buf_start() + e._line_offset  # document line at text[cpos]
+        images: tuple[Image, ...] = ()
+        alternates: tuple[Alternate, ...] = ()
+        for m in self._block.finditer(text, pos):
+            start = m.start()
+            if start != pos:
+                break
+            raw, lm, cf, pr, run = m.groups()
+            if run:
+                got = self._extensions(run)
+                if got is None:
+                    break  # an extension this lane does not build: lxml reads this block and the rest
+                images, alternates = got
+            elif images or alternates:
+                images = alternates = ()
+            pos = m.end()
+            if plain:
+                # The common case inlined (what XmlEngine._finish_url does for it); anything else goes there.
+                s = raw.strip()
+                if len(s) <= MAX_LOC_LENGTH and _simple_uri(s) is not None:
+                    if lm is None:
+                        lastmod = None
+                    else:
+                        lastmod = lm_cache.get(lm)
+                        if lastmod is None:
+                            lastmod = lastmod_of_valid_form(lm)
+                            if lastmod is not None and e._lm_memo:
+                                if len(lm_cache) >= 4096:
+                                    e._lm_cache_full()
+                                lm_cache[lm] = lastmod
+                    changefreq = None if cf is None else _CHANGEFREQS.get(cf)
+                    priority = None if pr is None else pr_cache.get(pr)
+                    if ((lastmod is not None or lm is None) and (changefreq is not None or cf is None)
+                            and (priority is not None or pr is None)):
+                        entry = canonical_url_entry(s, lastmod, changefreq, priority, images, (), None, alternates)
+                        before = len(seen)
+                        if before < DUPLICATE_TRACKING_LIMIT:
+                            seen.add(hash(s))
+                            dup = len(seen) == before
+                        else:
+                            dup = hash(s) in seen
+                        if dup:
+                            cline += text.count("\n", cpos, start)
+                            cpos = start
+                            o.problem(DUPLICATE_LOC, f"duplicate loc {s}", cline, None, s)
+                        o._items += 1
+                        out.append(entry)
+                        continue
+            cline += text.count("\n", cpos, start)
+            cpos = start
+            finish(raw, lm, cf, pr, None, cline, None, list(images) if images else None,
+                   list(alternates) if alternates else None)
+        return pos
+
+    def _handover(self, skipped: int, rest: bytes) -> bytes:
+        # lxml's lines and columns are mapped back to the document's: on the head's line, a column shift; on a
+        # later line, lxml gets one line feed and the lines in between become an offset, the bytes read before
+        # the bail point on its line a column shift (for errors lxml reports on that line).
+        e = self._e
+        if skipped == 0:
+            e._col_fix_line = self._head_nl + 1
+            e._col_fix = self._col - self._head_col
+            return rest
+        e._line_offset += skipped - 1
+        e._col_fix_line = self._head_nl + 2
+        e._col_fix = self._col
+        return b"\n" + rest
+
+    def _extensions(self, run: str) -> tuple[tuple[Image, ...], tuple[Alternate, ...]] | None:
+        """Images and alternates of a run of extension elements, or None when one is not in the form whose
+        value the element path builds without a problem (then the block is left to lxml)."""
+        items = self._items
+        assert items is not None
+        image_texts, pairs = items.split(run)
+        images: list[Image] = []
+        alternates: list[Alternate] = []
+        for text in image_texts:
+            image = canonical_image(text.strip())
+            if image is None:
+                return None
+            images.append(image)
+        for hreflang, href in pairs:
+            alternate = canonical_alternate(hreflang, href)
+            if alternate is None:
+                return None
+            alternates.append(alternate)
+        return tuple(images), tuple(alternates)
+

@@ -1,0 +1,231 @@
+"""Per-file validation state: where problems go, and the checks that span entries (duplicates, scope, hosts,
+the same-lastmod pattern, counts). The format drivers (XML, text, feeds) call into it with raw values."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from sitemapkit.core._problems import Location, Problem, ProblemCode, Severity, shorten
+from sitemapkit.validate import _codes as C
+from sitemapkit.validate._checks import (
+    FAST_URL,
+    Finding,
+    Scope,
+    check_lastmod,
+    check_loc,
+    is_placeholder_host,
+    origin_of,
+)
+from sitemapkit.validate._hreflang import HreflangStore
+
+__all__ = ["FileContext", "Profile", "RunOptions", "line_of"]
+
+
+def line_of(element: Any) -> int | None:
+    """``sourceline`` of an lxml element (the stubs do not type it)."""
+    line = element.sourceline
+    return line if isinstance(line, int) and line > 0 else None
+
+#: Problems kept per file (the summary still counts every one).
+MAX_PROBLEMS_PER_FILE = 10_000
+#: Longest message kept (values quoted in messages are cut to QUOTE_CHARS already; this bounds any message).
+MAX_MESSAGE_CHARS = 2_000
+#: Longest loc kept in a problem's location (twice the protocol's limit): longer ones are cut like a quoted
+#: value (:func:`~sitemapkit.core._problems.shorten`), so that no report grows with the input.
+MAX_LOC_CHARS = 4_096
+
+
+def _bounded(problem: Problem) -> Problem:
+    """``problem`` with its message and loc cut to MAX_MESSAGE_CHARS / MAX_LOC_CHARS (usually itself)."""
+    loc = problem.location.loc
+    if len(problem.message) <= MAX_MESSAGE_CHARS and (loc is None or len(loc) <= MAX_LOC_CHARS):
+        return problem
+    location = problem.location
+    if loc is not None and len(loc) > MAX_LOC_CHARS:
+        location = replace(location, loc=shorten(loc, MAX_LOC_CHARS))
+    return replace(problem, message=shorten(problem.message, MAX_MESSAGE_CHARS), location=location)
+#: At least this many entries, all with one lastmod, before SM324 is reported.
+SAME_LASTMOD_MIN_ENTRIES = 10
+
+
+class Profile(enum.Enum):
+    """Which rules apply: the protocol alone, or the protocol plus Google's rules."""
+
+    SITEMAPS = "sitemaps"
+    GOOGLE = "google"
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    profile: Profile
+    now: datetime
+    allow_cross_host: bool
+    xsd: bool = True
+
+
+@dataclass(slots=True)
+class FileContext:
+    """Collects the problems of one file and carries the cross-entry state."""
+
+    source: str
+    options: RunOptions
+    sitemap_url: str | None = None
+    scope: Scope | None = None
+    hreflang: HreflangStore | None = None
+    problems: list[Problem] = field(default_factory=list)
+    error_count: int = 0
+    warning_count: int = 0
+    dropped: int = 0
+    entries: int = 0
+    kind: str = "unknown"
+    child_locs: list[tuple[str, int | None]] = field(default_factory=list)
+    _seen: set[int] = field(default_factory=set)
+    _origin: str | None = None
+    _origin_slash: str = "\x00"  # _origin + "/" once known (a prefix no URL has before that)
+    _origin_mixed: bool = False
+    _lastmod_first: str | None = None
+    _lastmod_same: bool = True
+    _lastmod_count: int = 0
+    _first_line: int | None = None
+    _hosts: dict[str, bool] = field(default_factory=dict)
+    _lastmods: dict[str, tuple[str | None, list[Finding]]] = field(default_factory=dict)
+
+    @property
+    def google(self) -> bool:
+        return self.options.profile is Profile.GOOGLE
+
+    @property
+    def now(self) -> datetime:
+        return self.options.now
+
+    def report(self, code: ProblemCode, message: str | None = None, line: int | None = None,
+               column: int | None = None, loc: str | None = None, severity: Severity | None = None) -> None:
+        sev = severity or code.severity
+        if sev is Severity.ERROR:
+            self.error_count += 1
+        else:
+            self.warning_count += 1
+        if len(self.problems) >= MAX_PROBLEMS_PER_FILE:
+            self.dropped += 1
+            return
+        self.problems.append(_bounded(Problem(code.code, sev, message or code.title,
+                                              Location(self.source, line, column, loc))))
+
+    def bad_host(self, host: str) -> bool:
+        """Cached :func:`is_placeholder_host`."""
+        bad = self._hosts.get(host)
+        if bad is None:
+            bad = self._hosts[host] = is_placeholder_host(host)
+        return bad
+
+    def add(self, problem: Problem) -> None:
+        """Take a problem found by another layer (the reader) as it is."""
+        if problem.severity is Severity.ERROR:
+            self.error_count += 1
+        else:
+            self.warning_count += 1
+        if len(self.problems) >= MAX_PROBLEMS_PER_FILE:
+            self.dropped += 1
+        else:
+            self.problems.append(_bounded(problem))
+
+    def findings(self, found: Sequence[Finding], line: int | None, loc: str | None) -> None:
+        for code, message in found:
+            self.report(code, message, line, None, loc)
+
+    # --- entries -----------------------------------------------------------------------------------------
+    def entry_loc(self, raw: str | None, line: int | None, *, field: str = "loc") -> str | None:
+        """Check an entry's loc and the cross-entry rules; returns the usable URL (or None)."""
+        self.entries += 1
+        if self._first_line is None:
+            self._first_line = line
+        loc: str | None
+        m = FAST_URL(raw) if raw is not None and len(raw) < 2048 else None
+        if m is not None and raw is not None:
+            # Hot path: a plain ASCII absolute URL; only the host and mojibake need a look.
+            host = m.group(2)
+            bad = self._hosts.get(host)
+            if bad is None:
+                bad = self._hosts[host] = is_placeholder_host(host)
+            loc = raw
+            if bad or "%C" in raw or "%c" in raw:
+                loc, found = check_loc(raw, field=field)
+                if found:
+                    self.findings(found, line, loc)
+        else:
+            loc, found = check_loc(raw, field=field)
+            if found:
+                self.findings(found, line, loc if loc is not None else (raw.strip() if raw else None))
+        if loc is None:
+            return None
+        h = hash(loc)
+        seen = self._seen
+        if h in seen:
+            self.report(C.LOC_DUPLICATE, f"{shorten(loc)} is listed more than once: list each URL once", line, None,
+                        loc)
+        else:
+            seen.add(h)
+        if not self.options.allow_cross_host:
+            scope = self.scope
+            if scope is not None:
+                if not loc.startswith(scope.prefix):
+                    self._scope_check(loc, line)
+            elif not loc.startswith(self._origin_slash):
+                origin = self._origin
+                if origin is None or not loc.startswith(origin) or loc[len(origin):len(origin) + 1] not in ("?", ""):
+                    self._scope_check(loc, line)
+        return loc
+
+    def _scope_check(self, loc: str, line: int | None) -> None:
+        if self.scope is not None:
+            if not self.scope.contains(loc):
+                origin = origin_of(loc)
+                if origin is not None and origin != self.scope.origin:
+                    why = f"is on {shorten(origin)}, not {self.scope.origin} where the sitemap is"
+                else:
+                    why = f"is not under {self.scope.prefix}, the sitemap's directory"
+                self.report(C.LOC_OUT_OF_SCOPE, f"{shorten(loc)} {why}: move the sitemap up or use "
+                                                "--allow-cross-host (robots.txt cross-submission)", line, None, loc)
+            return
+        origin = origin_of(loc)
+        if origin is None:
+            return
+        if self._origin is None:
+            self._origin = origin
+            self._origin_slash = origin + "/"
+        elif origin != self._origin and not self._origin_mixed:
+            self._origin_mixed = True  # reported once per file
+            self.report(C.LOC_MIXED_HOSTS, f"{shorten(loc)} is on {shorten(origin)} but earlier URLs are on "
+                                           f"{shorten(self._origin)}: one site per sitemap (or --allow-cross-host)",
+                        line, None, loc)
+
+    def entry_lastmod(self, raw: str, line: int | None, loc: str | None, *, track_same: bool = True) -> None:
+        cached = self._lastmods.get(raw)
+        if cached is None:
+            value, found = check_lastmod(raw, self.options.now)
+            cached = (value.text if value is not None else None, found)
+            if len(raw) <= 64:  # real dates are short; a huge value is not kept as a key
+                if len(self._lastmods) > 4096:
+                    self._lastmods.clear()
+                self._lastmods[raw] = cached
+        text, found = cached
+        if found:
+            self.findings(found, line, loc)
+        if track_same and text is not None:
+            self._lastmod_count += 1
+            if self._lastmod_first is None:
+                self._lastmod_first = text
+            elif self._lastmod_same and text != self._lastmod_first:
+                self._lastmod_same = False
+
+    def finish_entries(self) -> None:
+        """Checks that need every entry: the same lastmod everywhere."""
+        if (self._lastmod_same and self._lastmod_first is not None
+                and self._lastmod_count >= SAME_LASTMOD_MIN_ENTRIES and self._lastmod_count == self.entries):
+            self.report(C.LASTMOD_SAME, f"all {self._lastmod_count} entries have lastmod {self._lastmod_first}: "
+                                        "that is the generation time, not each page's last change; write real "
+                                        "dates or leave lastmod out", self._first_line)

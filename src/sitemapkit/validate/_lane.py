@@ -1,0 +1,212 @@
+"""The validator's fast lane: canonical ``<url>`` blocks checked from the bytes, XSD-validated in batches of bytes.
+
+The reader's lane (``_read_fast``) finds blocks that are plain by construction: ``loc``, ``lastmod``,
+``changefreq``, ``priority`` in the XSD's order, then ``image:image`` holding only ``image:loc`` and
+``xhtml:link rel="alternate"`` with hreflang and href; values of printable ASCII without markup or references.
+For the validator this lane does two things with them, without building lxml elements one by one:
+
+* **Rule checks** run on the texts, with the same functions, in the same order and with the same lines as
+  ``XmlPass._url`` gives them (an element's line is the line of the end of its start tag, as libxml2 records it).
+* **XSD**: every ``XSD_BATCH`` blocks, their bytes, placed under the document's own prolog and root start tag and
+  preceded by as many line feeds as put them on their own lines, make a small document that the worker thread
+  parses, validates against the same schema and frees. libxml2 thus validates exactly these elements, under the
+  same root, and reports the same lines. A partial batch at the hand-over becomes the start of the element path's
+  next batch, so batches end where they always end.
+
+Anything else (an extension with more fields, a comment, an entity, a non-ASCII character, ``</urlset>``) hands
+the rest of the document to lxml, which first gets line feeds up to the hand-over line; the XML pass continues
+exactly as it does for any document. ``tests/validate/test_fast_lane.py`` checks that reports are identical with
+the lane on and off.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sitemapkit.core._limits import MAX_IMAGES_PER_URL
+from sitemapkit.read._lane import CanonicalLane
+from sitemapkit.validate import _codes as C
+from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
+from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
+
+if TYPE_CHECKING:
+    from sitemapkit.validate._xml import XmlPass
+
+__all__ = ["ValidatorLane"]
+
+
+class ValidatorLane(CanonicalLane):
+    """Checks canonical blocks for one :class:`XmlPass` and hands it the rest of the document."""
+
+    __slots__ = ("_batch_limit", "_region", "_region_count", "_region_line", "_xp")
+
+    _TAILED = True
+
+    def __init__(self, xp: XmlPass, batch_limit: int) -> None:
+        super().__init__()
+        self._xp = xp
+        self._batch_limit = batch_limit
+        self._region: list[bytes] = []  # bytes of the blocks of the current XSD batch
+        self._region_count = 0
+        self._region_line = 0  # document line of the region's first byte
+
+    def _start(self, head: bytes) -> bool:
+        self._xp._lx_feed(head)
+        return not self._xp._dead
+
+    def _batch_doc(self) -> bytes:
+        head = self._head
+        pad = b"\n" * (self._region_line - 1 - self._head_nl)
+        doc = b"".join([head, pad, *self._region, b"</urlset>"])
+        self._region = []
+        return doc
+
+    def _consume(self, text: str, pos: int, buf: bytes) -> int:
+        xp = self._xp
+        ctx = xp.ctx
+        problems = ctx.problems
+        entry_loc = ctx.entry_loc
+        entry_lastmod = ctx.entry_lastmod
+        google = xp._google
+        store = xp._store
+        xsd = xp._xsd
+        items = self._items
+        findings = ctx.findings
+        good_langs = _GOOD_HREFLANG
+        source = ctx.source
+        count = text.count
+        cpos = 0
+        cline = self._line_at_buf_start()  # document line at text[cpos] (lxml's lines are the document's)
+        region_from = pos
+        region_count = self._region_count
+        limit = self._batch_limit
+        if xsd and not region_count and not self._region:
+            self._region_line = cline + count("\n", 0, pos)
+        # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
+        all_flat = count("\n") == count("</url>\n")
+        done = 0  # blocks checked, added to xp._count before anything reads it
+        for m in self._block.finditer(text, pos):
+            start = m.start()
+            if start != pos:
+                break
+            pos = m.end()
+            raw, lm, cf, pr, run = m.groups()
+            cline += count("\n", cpos, start)
+            cpos = start
+            flat = all_flat or text.find("\n", start, m.end(5)) < 0  # the whole element on one line
+            done += 1
+            before = len(problems)
+            # --- what XmlPass._url does with the same values, in the same order ---
+            loc = entry_loc(raw or None, cline if flat else cline + count("\n", start, m.start(1)))
+            if lm is not None:
+                entry_lastmod(lm, cline if flat else cline + count("\n", start, m.start(2)), loc)
+            if cf is not None:
+                found = check_changefreq(cf)
+                if found:
+                    findings(found, cline if flat else cline + count("\n", start, m.start(3)), loc)
+            if pr is not None:
+                found = check_priority(pr)
+                if found:
+                    findings(found, cline if flat else cline + count("\n", start, m.start(4)), loc)
+            if google:
+                if store is not None and loc is not None:
+                    store.add_page(loc)
+                if run:
+                    assert items is not None
+                    images: list[tuple[str | None, int]] | None = None
+                    links: list[Link] | None = None
+                    # The common hreflang case is settled here: every link's hreflang already known to be
+                    # valid, every href the page itself or a plain URL, one URL per hreflang, the page listed.
+                    # check_alternates then has nothing to report and only records the other pages; any
+                    # other case goes to check_alternates with the same links.
+                    simple = True
+                    lists_self = False
+                    others: list[tuple[str, str, int | None]] | None = None
+                    seen: dict[str, str] = {}
+                    if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
+                        image_texts, pairs = items.split(run)
+                        if image_texts:
+                            images = [(text or None, cline) for text in image_texts]
+                        for hreflang, href in pairs:
+                            key = good_langs.get(hreflang)
+                            if key is None:
+                                simple = False
+                                break
+                            if href == loc:
+                                lists_self = True
+                            elif FAST_URL(href) is None:
+                                simple = False
+                                break
+                            else:
+                                (others := others or []).append((href, hreflang, cline))
+                            previous = seen.get(key)
+                            if previous is None:
+                                seen[key] = href
+                            elif previous != href:
+                                simple = False
+                                break
+                        if pairs:
+                            if simple and lists_self and loc is not None:
+                                if others is not None and store is not None:
+                                    store.add_links(loc, others, source)  # all check_alternates would do
+                            else:
+                                links = [(hreflang, href, "alternate", cline) for hreflang, href in pairs]
+                    else:
+                        base = m.start(5)
+                        for item in items.general.finditer(run):
+                            tag, image_loc, l1, h1, h2, l2, l3, h3, h4, l4 = item.groups()
+                            if tag is not None:
+                                line = cline + count("\n", start, base + item.start(2))
+                                (images := images or []).append((image_loc or None, line))
+                            else:
+                                # a link's line is the line of its "/>" (the end of its start tag)
+                                line = cline + count("\n", start, base + item.end() - 1)
+                                # only one attribute order took part: its groups are the non-None ones
+                                (links := links or []).append((
+                                    l1 if l1 is not None else l2 if l2 is not None else l3 if l3 is not None else l4,
+                                    h1 if h1 is not None else h2 if h2 is not None else h3 if h3 is not None else h4,
+                                    "alternate", line))
+                    if images is not None:
+                        if len(images) > MAX_IMAGES_PER_URL:
+                            ctx.report(C.IMAGE_TOO_MANY, f"{len(images)} images in one <url>: Google reads at most "
+                                                         f"{MAX_IMAGES_PER_URL}", images[MAX_IMAGES_PER_URL][1],
+                                       None, loc)
+                        for image_text, line in images:
+                            if image_text is not None and len(image_text) < 2048:
+                                fm = FAST_URL(image_text)
+                                if fm is not None and not ctx.bad_host(fm.group(2)):
+                                    continue
+                            check_image_loc(ctx, image_text, line, loc)
+                    if links is not None:
+                        check_alternates(ctx, links, loc)
+            if len(problems) != before:
+                xp.note_value_lines(before)
+            if xsd:
+                region_count += 1
+                if region_count >= limit:
+                    self._region.append(buf[region_from:pos])
+                    doc = self._batch_doc()
+                    region_count = 0
+                    region_from = pos
+                    self._region_line = cline + count("\n", start, pos)
+                    xp._count += done
+                    done = 0
+                    xp.flush_bytes_batch(doc)
+        xp._count += done
+        self._region_count = region_count
+        if xsd and region_from < pos:
+            self._region.append(buf[region_from:pos])
+        return pos
+
+    def _handover(self, skipped: int, rest: bytes) -> bytes:
+        xp = self._xp
+        if self._region_count:
+            xp.adopt_batch(self._batch_doc(), self._region_count)
+            self._region_count = 0
+        if skipped == 0:  # still on the root start tag's line: lxml's columns continue from the head
+            xp._col_fix_line = self._head_nl + 1
+            xp._col_fix = self._col - self._head_col
+            return rest
+        xp._col_fix_line = self._head_nl + 1 + skipped
+        xp._col_fix = self._col
+        return b"\n" * skipped + rest

@@ -1,0 +1,25 @@
+"""The write layer: streaming urlset, index, text and HTML writers over any binary sink, and the sitemap set
+(rolled at 50,000 URLs / 50 MiB, gzip, index, published atomically with a manifest), plus generate's inputs.
+"""
+
+from __future__ import annotations
+
+from sitemapkit.write._inputs import InputKind, iter_input, sniff_kind
+from sitemapkit.write._sitemapset import Manifest, SitemapFile, SitemapSetWriter, write_sitemaps
+from sitemapkit.write._writers import Extension, HtmlWriter, IndexWriter, TextWriter, UrlsetWriter, escape
+
+__all__ = [
+    "Extension",
+    "HtmlWriter",
+    "IndexWriter",
+    "InputKind",
+    "Manifest",
+    "SitemapFile",
+    "SitemapSetWriter",
+    "TextWriter",
+    "UrlsetWriter",
+    "escape",
+    "iter_input",
+    "sniff_kind",
+    "write_sitemaps",
+]
