@@ -159,8 +159,12 @@ def crawl_sitemapkit(url: str, concurrency: int, tag: str) -> tuple[float, int, 
     out = WORK / f"out-{tag}"
     if out.exists():
         shutil.rmtree(out)
+    # A fresh state file per run, in the work folder (not the user cache): every run crawls from scratch.
+    state = WORK / f"state-{tag}.sqlite"
+    for leftover in (state, state.with_name(state.name + "-wal"), state.with_name(state.name + "-shm")):
+        leftover.unlink(missing_ok=True)
     elapsed, rss, _ = run_measured([sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out),
-                                    "--concurrency", str(concurrency)])
+                                    "--state", str(state), "--concurrency", str(concurrency)])
     import json
 
     report = json.loads((out / "crawl-report.json").read_text())

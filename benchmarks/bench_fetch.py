@@ -42,7 +42,8 @@ web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
 
 OURS = r"""
 import resource, sys, time
-from sitemapkit import open_sources, UrlEntry
+from sitemapkit import UrlEntry
+from sitemapkit.fetch import open_sources
 t0, c0 = time.perf_counter(), time.process_time()
 n = 0
 for ev in open_sources([sys.argv[1]]):

@@ -8,18 +8,25 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support.corpus import SHARED, require_corpus
 from tests.support.server import LocalServer
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 XSD_DIR = ROOT / "src" / "sitemapkit" / "schemas"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Nothing a test runs (the CLI in subprocesses too) writes into the real user cache (crawl state files)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        yield
 
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """../shared next to the checkout (spec, corpora). Tests that need it skip loudly without it."""
-    if not SHARED.is_dir():
-        pytest.skip(f"shared material not found at {SHARED}")
+    """../shared next to the checkout (spec, corpus). Tests that need it skip without it (one reason for all)."""
+    require_corpus()
     return SHARED
 
 

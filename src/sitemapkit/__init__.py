@@ -7,7 +7,8 @@ The everyday API lives here::
 - the entry model (``UrlEntry``, ``SitemapRef``, ``Image``, ``Video``, ``News``, ``Alternate``, ``LastMod``);
 - writing: ``write_sitemaps`` and ``SitemapSetWriter``;
 - reading: ``read_file``, ``parse_bytes``, ``iter_events`` and the sans-I/O ``SitemapParser``;
-- checking: ``validate``; finding: ``discover`` and ``walk_site``; crawling: ``Crawler`` and ``CrawlOptions``;
+- checking: ``validate``; finding: ``discover`` and ``walk_site``; crawling: ``crawl`` (crawl and publish),
+  ``Crawler`` and ``CrawlOptions``;
 - the exception tree rooted in ``SitemapkitError`` and the ``Problem`` values readers and validators report.
 
 Everything else lives in the layer packages, each with its own ``__all__``: ``sitemapkit.core`` (model, dates,
@@ -48,7 +49,7 @@ from sitemapkit.read import ParseResult, SitemapParser, iter_events, parse_bytes
 from sitemapkit.write import Manifest, SitemapSetWriter, write_sitemaps
 
 if TYPE_CHECKING:
-    from sitemapkit.crawl import Crawler, CrawlOptions
+    from sitemapkit.crawl import Crawler, CrawlOptions, crawl
     from sitemapkit.fetch import discover, walk_site
     from sitemapkit.validate import ValidationReport, validate
 
@@ -58,6 +59,7 @@ _LAZY: dict[str, str] = {
     "ValidationReport": "sitemapkit.validate",
     "discover": "sitemapkit.fetch",
     "walk_site": "sitemapkit.fetch",
+    "crawl": "sitemapkit.crawl",
     "Crawler": "sitemapkit.crawl",
     "CrawlOptions": "sitemapkit.crawl",
 }
@@ -67,7 +69,10 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'sitemapkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    package = importlib.import_module(module)
+    # ``validate`` and ``crawl`` name both a layer package and its everyday function: the package is callable as
+    # the function, and it is what ``import sitemapkit.crawl`` binds, so it stays the one value of the name.
+    value = package if module == f"{__name__}.{name}" else getattr(package, name)
     globals()[name] = value
     return value
 
@@ -108,6 +113,7 @@ __all__ = [
     "ValidationReport",
     "Video",
     "__version__",
+    "crawl",
     "discover",
     "iter_events",
     "parse_bytes",

@@ -134,7 +134,7 @@ class TestLastMod:
         assert LastMod.of(date(2024, 5, 1)).text == "2024-05-01"
 
     def test_fraction_kept(self) -> None:
-        assert LastMod.of(datetime(2024, 5, 1, 10, 0, 0, 250000, tzinfo=UTC)).text == "2024-05-01T10:00:00.25+00:00"
+        assert LastMod.of(datetime(2024, 5, 1, 10, 0, 0, 250000, tzinfo=UTC)).text == "2024-05-01T10:00:00.25Z"
 
     @pytest.mark.parametrize("bad", ["2024-13-01", "2024-02-30", "2024-05-01T25:00Z", "yesterday", "2024/05/01"])
     def test_invalid(self, bad: str) -> None:

@@ -19,7 +19,7 @@ TOP_LEVEL = {
     "UrlEntry", "SitemapRef", "Image", "Video", "News", "Alternate", "Changefreq", "LastMod",
     "write_sitemaps", "SitemapSetWriter", "Manifest",
     "read_file", "parse_bytes", "iter_events", "SitemapParser", "ParseResult",
-    "validate", "ValidationReport", "discover", "walk_site", "Crawler", "CrawlOptions",
+    "validate", "ValidationReport", "discover", "walk_site", "crawl", "Crawler", "CrawlOptions",
     "Problem", "Severity",
     "SitemapkitError", "ConfigurationError", "InputError", "ParseError", "LimitExceededError", "InvalidValueError",
     "InvalidEntryError", "PublishError", "FetchError", "HTTPStatusError", "TooManyRedirectsError",
@@ -82,6 +82,29 @@ def test_validate_is_callable_whichever_is_imported_first(tmp_path: Path) -> Non
         assert out.stdout.split() == ["ValidationReport", "ValidationReport", "True"], (first, out.stderr)
 
 
+def test_crawl_is_callable_whichever_is_imported_first(tmp_path: Path) -> None:
+    """The layer package ``sitemapkit.crawl`` and the function ``sitemapkit.crawl`` share one name: both orders of
+    import give a callable that crawls, and the package's names stay reachable."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:  # a port nothing listens on: the crawl fails fast, naming the cause
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for first in ("import sitemapkit.crawl", "from sitemapkit import crawl", "import sitemapkit"):
+        code = (f"{first}\nimport sitemapkit, sys\nfrom sitemapkit import crawl\nimport sitemapkit.crawl\n"
+                "print(sitemapkit.crawl.Crawler.__name__, callable(crawl), callable(sitemapkit.crawl))\n"
+                "try:\n    crawl(sys.argv[1], sys.argv[2], state_path=sys.argv[3],\n"
+                "          options=sitemapkit.crawl.CrawlOptions(retries=0))\n"
+                "except sitemapkit.crawl.StartUrlError as exc:\n    print(exc.reason)\n")
+        out = subprocess.run([sys.executable, "-c", code, f"http://127.0.0.1:{port}/", str(tmp_path / "out"),
+                              str(tmp_path / "state.sqlite")], capture_output=True, text=True)
+        assert out.returncode == 0, (first, out.stderr)
+        assert out.stdout.splitlines() == ["Crawler True True", f"cannot connect to 127.0.0.1:{port} (connection "
+                                           "refused)"], (first, out.stderr)
+
+
 @pytest.mark.parametrize("layer", ["", *LAYERS])
 def test_exceptions_share_one_root(layer: str) -> None:
     module = importlib.import_module(f"sitemapkit.{layer}" if layer else "sitemapkit")
@@ -114,7 +137,7 @@ def test_lazy_names_resolve_to_their_modules() -> None:
     for name, module in _LAZY.items():
         assert name in sitemapkit.__all__, name
         obj = getattr(sitemapkit, name)
-        if name == "validate":  # the package, callable as the function (see the test above)
+        if name in ("validate", "crawl"):  # the package, callable as the function (see the tests above)
             assert obj is importlib.import_module(module), name
         else:
             assert obj is getattr(importlib.import_module(module), name), name

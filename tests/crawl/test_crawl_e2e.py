@@ -306,7 +306,7 @@ def test_broken_links_fail_with_flag_and_bad_usage(server: LocalServer, tmp_path
     bad = run_crawl("ftp://example.org/", tmp_path / "out2")
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
-    missing = run_crawl(server.url("/"), tmp_path / "out3", "--resume")
+    missing = run_crawl(server.url("/"), tmp_path / "out3", "--resume", "--state", str(tmp_path / "none.sqlite"))
     assert missing.returncode == 1
     assert "no crawl state" in missing.stderr
 

@@ -11,6 +11,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from lxml import etree
@@ -127,7 +128,9 @@ def test_second_crawl_with_the_same_state_file_is_refused(server: LocalServer, t
                                                           explicit: bool) -> None:
     site = GatedSite(server, pages=20)
     out = tmp_path / "out"
-    state = tmp_path / "state.sqlite" if explicit else out / ".sitemapkit-crawl.sqlite"
+    port = urlsplit(server.url("/")).port
+    default = Path(os.environ["XDG_CACHE_HOME"]) / "sitemapkit" / "crawl" / f"http_127.0.0.1_{port}" / "state.sqlite"
+    state = tmp_path / "state.sqlite" if explicit else default
     extra = ["--state", str(state)] if explicit else []
     site.close_after(5)
     first = subprocess.Popen(crawl_cmd(server.url("/"), out, *extra), stdout=subprocess.PIPE,

@@ -24,8 +24,7 @@ from sitemapkit.cli import cli
 from sitemapkit.core._problems import Problem
 from sitemapkit.crawl._crawler import Crawler, CrawlOptions
 from sitemapkit.crawl._state import CrawlState
-from sitemapkit.fetch._addresses import AddressPolicy, address_class, host_address
-from sitemapkit.fetch._http import (
+from sitemapkit.fetch import (
     AddressRefusedError,
     AiohttpTransport,
     HttpClient,
@@ -36,6 +35,7 @@ from sitemapkit.fetch._http import (
     TransportError,
     TransportRequest,
 )
+from sitemapkit.fetch._addresses import AddressPolicy, address_class, host_address
 from sitemapkit.fetch._sources import FetchSettings, open_sources
 from sitemapkit.fetch._walk import SitemapNode, WalkOptions, walk
 from tests.support.server import LocalServer, Response

@@ -24,7 +24,8 @@ from sitemapkit.fetch import (
     TransportError,
     TransportRequest,
 )
-from sitemapkit.fetch._http import DEFAULT_USER_AGENT, parse_retry_after
+from sitemapkit.fetch._http import DEFAULT_USER_AGENT
+from sitemapkit.fetch._retry import parse_retry_after
 from tests.support.server import LocalServer, Response
 
 T = TypeVar("T")

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+from tests.support.corpus import CORPUS, require_corpus
+
+__all__ = ["CORPUS", "corpus"]
 
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"shared corpus not found at {CORPUS}")
-    return CORPUS
+    """The shared corpus; the test is skipped (one reason for all, see tests/support/corpus.py) without it."""
+    return require_corpus()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sitemapkit import Problem, SitemapParser
 from sitemapkit.read import Event
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, corpus_params, needs_corpus
 
 EDGE = CORPUS / "edge-cases"
 PEER = CORPUS / "peer-fixtures"
@@ -41,7 +41,7 @@ def _run(data: bytes, cuts: list[int], *, positions: bool = True) -> list[Event]
     return events
 
 
-@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
+@pytest.mark.parametrize("path", corpus_params(DOCS, ids=lambda p: p.name))
 def test_byte_by_byte_equals_whole(path: Path) -> None:
     data = path.read_bytes()
     whole = _run(data, [])
@@ -49,6 +49,7 @@ def test_byte_by_byte_equals_whole(path: Path) -> None:
     assert _run(data, list(range(1, len(data)))) == whole
 
 
+@needs_corpus
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=st.sampled_from(DOCS), data=st.data())
 def test_random_chunks_equal_whole(doc: Path, data: st.DataObject) -> None:
@@ -59,6 +60,7 @@ def test_random_chunks_equal_whole(doc: Path, data: st.DataObject) -> None:
     assert _run(raw, cuts) == _run(raw, [])
 
 
+@needs_corpus
 def test_gzip_in_gzip_byte_by_byte() -> None:
     raw = (EDGE / "17_sitemapindex.xml").read_bytes()
     data = gzip.compress(gzip.compress(raw))

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, needs_corpus
 
 EDGE = CORPUS / "edge-cases"
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -38,6 +38,7 @@ URLSET = (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" '
           "<url><loc>https://example.com/a</loc></url>\n</urlset>\n").encode()
 
 
+@needs_corpus
 def test_text_output_gzip_and_plain(tmp_path: Path) -> None:
     a = _write(tmp_path, "a.xml.gz", gzip.compress(URLSET))
     r = run(str(a), str(EDGE / "30_text_with_junk.txt"))
@@ -49,12 +50,14 @@ def test_text_output_gzip_and_plain(tmp_path: Path) -> None:
     assert any(line.startswith(f"{EDGE / '30_text_with_junk.txt'}:4:1: warning SM124: ") for line in lines)
 
 
+@needs_corpus
 def test_unique(tmp_path: Path) -> None:
     a = _write(tmp_path, "a.xml", URLSET)
     r = run("--unique", str(a), str(EDGE / "26_duplicate_urls.xml"))
     assert r.stdout.splitlines() == ["https://example.com/a", "https://example.com/b"]
 
 
+@needs_corpus
 def test_jsonl_output_and_index_kind(tmp_path: Path) -> None:
     a = _write(tmp_path, "a.xml", URLSET)
     r = run("--format", "jsonl", str(a), str(EDGE / "17_sitemapindex.xml"))
@@ -81,6 +84,7 @@ def test_csv_output(tmp_path: Path) -> None:
         "2024-05-01T10:30+02:00", "daily", "0.8", "url")
 
 
+@needs_corpus
 def test_errors_exit_1_and_keep_output() -> None:
     r = run(str(EDGE / "09_truncated_mid_url.xml"))
     assert r.returncode == 1
@@ -89,6 +93,7 @@ def test_errors_exit_1_and_keep_output() -> None:
                                 "(Premature end of data in tag loc line 52); incomplete entries dropped")
 
 
+@needs_corpus
 def test_html_and_dtd_are_errors() -> None:
     r = run(str(EDGE / "08_html_served_as_sitemap.xml"), str(EDGE / "31_billion_laughs.xml"))
     assert r.returncode == 1
@@ -96,6 +101,7 @@ def test_html_and_dtd_are_errors() -> None:
     assert [line.split(": ")[1].split()[1] for line in r.stderr.splitlines()] == ["SM101", "SM103"]
 
 
+@needs_corpus
 def test_strict(tmp_path: Path) -> None:
     r = run("--strict", str(EDGE / "03_leading_whitespace.xml"), str(EDGE / "01_plain.xml"))
     assert r.returncode == 1
@@ -106,6 +112,7 @@ def test_strict(tmp_path: Path) -> None:
     assert ok.stderr == ""
 
 
+@needs_corpus
 def test_stdin() -> None:
     r = run("-", stdin=(EDGE / "28_rss2.xml").read_bytes())
     assert r.returncode == 0
@@ -114,17 +121,19 @@ def test_stdin() -> None:
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert run().returncode == 2
-    r = run("--format", "yaml", str(EDGE / "01_plain.xml"))
+    r = run("--format", "yaml", str(_write(tmp_path, "plain.xml", URLSET)))
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
 
 
-def test_missing_file_exit_1_no_traceback(tmp_path: Path) -> None:
-    r = run(str(tmp_path / "nope.xml"), str(EDGE / "01_plain.xml"))
-    assert r.returncode == 1
+def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    """A SOURCE that does not exist is a usage error (exit 2, before any output), like every command's."""
+    plain = _write(tmp_path, "plain.xml", URLSET)
+    r = run(str(tmp_path / "nope.xml"), str(plain))
+    assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert "nope.xml" in r.stderr
-    assert r.stdout.splitlines() == ["https://example.com/a", "https://example.com/b"]
+    assert r.stdout == ""
 
 
 def test_jsonl_round_trips_through_generate(tmp_path: Path) -> None:
@@ -141,6 +150,7 @@ def test_jsonl_round_trips_through_generate(tmp_path: Path) -> None:
     assert back == strip
 
 
+@needs_corpus
 def test_whole_corpus_through_the_cli_without_traceback() -> None:
     files = sorted(str(p) for d in ("real-world", "peer-fixtures") for p in (CORPUS / d).rglob("*")
                    if p.is_file() and not p.name.endswith(".tsv"))

@@ -10,7 +10,7 @@ import pytest
 
 from sitemapkit import ParseResult, read_file
 from sitemapkit.read import DocumentKind
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, corpus_params, needs_corpus
 
 REAL = CORPUS / "real-world"
 PEER = CORPUS / "peer-fixtures"
@@ -37,7 +37,7 @@ def _count(result: ParseResult) -> int:
     return len(result.entries) + len(result.sitemaps)
 
 
-@pytest.mark.parametrize("row", REAL_ROWS, ids=[r["file"] for r in REAL_ROWS])
+@pytest.mark.parametrize("row", corpus_params(REAL_ROWS, ids=lambda r: r["file"]))
 def test_real_world(row: dict[str, str]) -> None:
     result = read_file(REAL / row["file"])
     features = set(row["features"].split(","))
@@ -64,7 +64,7 @@ def test_real_world(row: dict[str, str]) -> None:
 _STATED = re.compile(r"^(\d+)\b")
 
 
-@pytest.mark.parametrize("row", PEER_ROWS, ids=[r["local_path"] for r in PEER_ROWS])
+@pytest.mark.parametrize("row", corpus_params(PEER_ROWS, ids=lambda r: r["local_path"]))
 def test_peer_fixture(row: dict[str, str]) -> None:
     path = PEER / row["local_path"]
     result = read_file(path)
@@ -81,6 +81,7 @@ def test_peer_fixture(row: dict[str, str]) -> None:
         assert p.location.source == str(path)
 
 
+@needs_corpus
 def test_gzip_bomb_default_budget_reads_without_error() -> None:
     # 11.5 MB decompressed: within the default budget; it is not a sitemap, and the reader says so
     result = read_file(PEER / "scrapy" / "bomb-gzip.bin")
@@ -88,6 +89,7 @@ def test_gzip_bomb_default_budget_reads_without_error() -> None:
     assert result.problems
 
 
+@needs_corpus
 def test_truncated_gzip_keeps_what_inflates() -> None:
     result = read_file(PEER / "scrapy" / "unexpected-eof.gz")
     assert "SM113" in {p.code for p in result.problems}

@@ -8,7 +8,7 @@ import pytest
 
 from sitemapkit import ParseError, Severity, parse_bytes
 from sitemapkit.core import normalize_loc
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, corpus_params, needs_corpus
 
 EDGE = CORPUS / "edge-cases"
 
@@ -42,7 +42,7 @@ def _expected_locs(case: dict[str, str]) -> list[str] | None:
     return [normalize_loc(u) for u in text.split("|")]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
+@pytest.mark.parametrize("case", corpus_params(CASES, ids=lambda c: c["case"]))
 def test_lenient(case: dict[str, str]) -> None:
     data = (EDGE / case["case"]).read_bytes()
     result = parse_bytes(data, case["case"])
@@ -68,7 +68,7 @@ def test_lenient(case: dict[str, str]) -> None:
         assert p.message
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
+@pytest.mark.parametrize("case", corpus_params(CASES, ids=lambda c: c["case"]))
 def test_strict(case: dict[str, str]) -> None:
     data = (EDGE / case["case"]).read_bytes()
     if case["strict_mode"] == "accept":
@@ -86,12 +86,14 @@ def test_strict(case: dict[str, str]) -> None:
         assert case["case"] in str(info.value)
 
 
+@needs_corpus
 def test_every_case_is_covered() -> None:
-    files = {p.name for p in EDGE.iterdir() if p.name != "EXPECTED.tsv"} if EDGE.is_dir() else set()
+    files = {p.name for p in EDGE.iterdir() if p.name != "EXPECTED.tsv"}
     assert files == {c["case"] for c in CASES}
-    assert len(CASES) >= 31 or not EDGE.is_dir()
+    assert len(CASES) >= 31
 
 
+@needs_corpus
 def test_truncated_never_yields_partial_url() -> None:
     data = (EDGE / "09_truncated_mid_url.xml").read_bytes()
     locs = [e.loc for e in parse_bytes(data).entries]
@@ -99,6 +101,7 @@ def test_truncated_never_yields_partial_url() -> None:
     assert len(locs) == 49
 
 
+@needs_corpus
 def test_html_says_not_a_sitemap() -> None:
     result = parse_bytes((EDGE / "08_html_served_as_sitemap.xml").read_bytes())
     assert [p.code for p in result.problems] == ["SM101"]

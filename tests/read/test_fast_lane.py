@@ -18,7 +18,7 @@ from sitemapkit import ParseError, SitemapParser, UrlEntry
 from sitemapkit.read import Event
 from sitemapkit.read import _lane as _read_fast
 from sitemapkit.read._xml import XmlEngine
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, corpus_params
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -71,7 +71,7 @@ def _corpus() -> Iterator[Path]:
 CORPUS_FILES = list(_corpus())
 
 
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=[str(p.relative_to(CORPUS)) for p in CORPUS_FILES])
+@pytest.mark.parametrize("path", corpus_params(CORPUS_FILES, ids=lambda p: str(p.relative_to(CORPUS))))
 def test_corpus_reads_the_same_both_ways(path: Path) -> None:
     _same_both_ways(path.read_bytes())
 

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from sitemapkit import Alternate, Changefreq, Image, InvalidEntryError, LastMod, UrlEntry, iter_events, parse_bytes
 from sitemapkit.core._errors import InvalidValueError
+from sitemapkit.core._extensions import make_alternate, plain_image
 from sitemapkit.core._lastmod import _VALID_BY_FORM, lastmod_of_valid_form
-from sitemapkit.core._model import canonical_url_entry, make_alternate, plain_image
+from sitemapkit.core._model import canonical_url_entry
 from sitemapkit.core._urls import SIMPLE_URI
 
 # The patterns as they were before they were made possessive (the language must not change).

@@ -17,7 +17,7 @@ from sitemapkit import (
 )
 from sitemapkit.core import Relationship
 from sitemapkit.read import DocumentKind
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, needs_corpus
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 EXT = ('xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
@@ -233,6 +233,7 @@ def test_rss2_pubdate_guid_and_channel_link_ignored() -> None:
     assert [p.code for p in r.problems] == ["SM127"]
 
 
+@needs_corpus
 def test_rss_pubdate_variants_fixture() -> None:
     r = read_file(PEER / "crawler-commons" / "rss" / "xmlRss_pubDate.xml")
     assert len(r.entries) == 7
@@ -250,6 +251,7 @@ def test_rss1_rdf() -> None:
     assert [(e.loc, e.lastmod) for e in r.entries] == [("https://example.com/a", LastMod("2024-05-01T10:00:00Z"))]
 
 
+@needs_corpus
 def test_atom1_and_atom03() -> None:
     doc1 = (b'<feed xmlns="http://www.w3.org/2005/Atom"><link rel="self" href="https://example.com/feed"/>'
             b'<entry><link rel="edit" href="https://example.com/edit"/><link href="https://example.com/a"/>'

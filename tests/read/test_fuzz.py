@@ -14,11 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemapkit import LimitExceededError, ParseError, Problem, SitemapParser, parse_bytes
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, needs_corpus, read_seeds
 
-SEEDS = [p.read_bytes() for p in sorted((CORPUS / "edge-cases").glob("*")) if p.name != "EXPECTED.tsv"]
-SEEDS += [(CORPUS / "peer-fixtures" / "crawler-commons" / "sitemaps" / "extension" / name).read_bytes()
-          for name in ("sitemap-videos.xml", "sitemap-news.xml", "sitemap-images.xml", "sitemap-links.xml")]
+SEEDS = read_seeds([p for p in sorted((CORPUS / "edge-cases").glob("*")) if p.name != "EXPECTED.tsv"])
+SEEDS += read_seeds([CORPUS / "peer-fixtures" / "crawler-commons" / "sitemaps" / "extension" / name
+                     for name in ("sitemap-videos.xml", "sitemap-news.xml", "sitemap-images.xml",
+                                  "sitemap-links.xml")])
 
 
 @st.composite
@@ -43,6 +44,7 @@ def mutated(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
+@needs_corpus
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated(), st.lists(st.integers(1, 4000), max_size=8))
 def test_mutations_never_crash(data: bytes, cuts: list[int]) -> None:

@@ -14,7 +14,7 @@ from sitemapkit import LastMod, parse_bytes
 from sitemapkit.core import parse_lastmod_lenient
 from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.crawl._crawler import _parse_http_date
-from sitemapkit.fetch._http import parse_retry_after
+from sitemapkit.fetch._retry import parse_retry_after
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 HUGE_OFFSET = "Mon, 01 Jan 2024 00:00:00 +99999999999999999999"

@@ -12,7 +12,7 @@ import pytest
 from sitemapkit import LimitExceededError, ParseError, SitemapParser, UrlEntry, parse_bytes, read_file
 from sitemapkit.read._sniff import SITEMAP_NS, DocumentKind, EncodingInfo, KindInfo
 from sitemapkit.read._xml import XmlEngine
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, needs_corpus
 
 EDGE = CORPUS / "edge-cases"
 SECRET_FILE = CORPUS / "peer-fixtures" / "crawler-commons" / "sitemaps" / "do-not-visit.txt"
@@ -29,6 +29,7 @@ def _secret() -> str:
     return SECRET_FILE.read_text(encoding="utf-8").strip()
 
 
+@needs_corpus
 def test_xxe_refused_and_file_never_read() -> None:
     result = parse_bytes(_xxe_doc(), "xxe.xml")
     assert result.entries == ()
@@ -40,6 +41,7 @@ def test_xxe_refused_and_file_never_read() -> None:
         parse_bytes(_xxe_doc(), strict=True)
 
 
+@needs_corpus
 def test_xxe_second_layer_engine_never_resolves_entities() -> None:
     # Even if a DOCTYPE reached the XML engine (the reader refuses it before), lxml is configured never to load
     # the DTD or resolve an entity: the file's content cannot appear.
@@ -54,12 +56,14 @@ def test_xxe_second_layer_engine_never_resolves_entities() -> None:
     assert "https://example.com/b" in locs
 
 
+@needs_corpus
 def test_edge_xxe_case_reads_nothing() -> None:
     result = read_file(EDGE / "15_xxe_external_entity.xml")
     assert result.entries == ()
     assert result.errors
 
 
+@needs_corpus
 @pytest.mark.parametrize("name", ["31_billion_laughs.xml", "16_entity_expansion_small.xml"])
 def test_billion_laughs_refused_in_bounded_time_and_memory(name: str) -> None:
     data = (EDGE / name).read_bytes()
@@ -77,6 +81,7 @@ def test_billion_laughs_refused_in_bounded_time_and_memory(name: str) -> None:
     assert peak < 5_000_000
 
 
+@needs_corpus
 def test_gzip_bomb_with_10mb_budget() -> None:
     data = BOMB.read_bytes()
     tracemalloc.start()

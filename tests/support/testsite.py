@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from tests.support.server import LocalServer, Request, Response
 
 LAST_MODIFIED = "Wed, 01 May 2024 10:00:00 GMT"
-LAST_MODIFIED_W3C = "2024-05-01T10:00:00+00:00"
+LAST_MODIFIED_W3C = "2024-05-01T10:00:00Z"
 SLOW_SECONDS = 6.0
 
 

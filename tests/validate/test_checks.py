@@ -42,7 +42,8 @@ def codes(found: object) -> list[str]:
     ("/relative", ["SM301"]),
     ("//cdn.shop.de/a", ["SM301"]),
     ("ftp://shop.de/a", ["SM301"]),
-    ("None", ["SM307"]),
+    ("None", ["SM301"]),  # the literal None is not a URL: an error (SM307 is a warning)
+    ("null", ["SM301"]),
     ("http://127.0.0.1:8000/", ["SM307"]),
     ("https://blog.local/", ["SM307"]),
     ("https://www.example.com/", ["SM307"]),

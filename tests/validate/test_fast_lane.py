@@ -20,7 +20,7 @@ from sitemapkit.read import _lane as _read_fast
 from sitemapkit.validate import validate_bytes
 from sitemapkit.validate._driver import _new_context, _options, _run_stream
 from sitemapkit.validate._hreflang import HreflangStore
-from tests.read.conftest import CORPUS
+from tests.support.corpus import CORPUS, corpus_params
 from tests.read.test_fast_lane import CORPUS_FILES, _document
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -71,7 +71,7 @@ def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
 
 
 
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=[str(p.relative_to(CORPUS)) for p in CORPUS_FILES])
+@pytest.mark.parametrize("path", corpus_params(CORPUS_FILES, ids=lambda p: str(p.relative_to(CORPUS))))
 def test_corpus_validates_the_same_both_ways(path: Path) -> None:
     data = path.read_bytes()
     _same_both_ways(data)

@@ -20,7 +20,7 @@ import pytest
 
 from sitemapkit import UrlEntry, read_file
 from sitemapkit.write import write_sitemaps
-from sitemapkit.write._sitemapset import MANIFEST_NAME, _read_manifest_state
+from sitemapkit.write._publish import MANIFEST_NAME, read_manifest_state
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs os.fork")
 
@@ -86,7 +86,7 @@ def _html_pages_exist(out: Path) -> None:
 
 
 def _only_the_set(out: Path) -> None:
-    names, _gen = _read_manifest_state(out)
+    names, _gen = read_manifest_state(out)
     assert sorted(p.name for p in out.iterdir()) == sorted([*names, MANIFEST_NAME])
 
 
@@ -136,7 +136,7 @@ def test_children_never_reuse_a_name_of_an_earlier_set(tmp_path: Path) -> None:
     assert [f.path.name for f in first.sitemaps] == ["sitemap-1-1.xml", "sitemap-1-2.xml", "sitemap-1-3.xml"]
     assert [f.path.name for f in second.sitemaps] == ["sitemap-2-1.xml", "sitemap-2-2.xml", "sitemap-2-3.xml"]
     assert sorted(p.name for p in second.removed) == ["sitemap-1-1.xml", "sitemap-1-2.xml", "sitemap-1-3.xml"]
-    assert _read_manifest_state(tmp_path) == (["sitemap-2-1.xml", "sitemap-2-2.xml", "sitemap-2-3.xml",
+    assert read_manifest_state(tmp_path) == (["sitemap-2-1.xml", "sitemap-2-2.xml", "sitemap-2-3.xml",
                                                "sitemap.xml"], 2)
 
 

@@ -23,7 +23,7 @@ from sitemapkit import (
     UrlEntry,
 )
 from sitemapkit.write import write_sitemaps
-from sitemapkit.write._sitemapset import MANIFEST_NAME
+from sitemapkit.write._publish import MANIFEST_NAME
 from tests.write.helpers import SM, assert_valid, parse, read_back
 
 BASE = "https://example.com/"

@@ -1,6 +1,6 @@
 """The ``sitemapkit`` command line: a thin adapter over the library.
 
-Each command lives in its own module (``_cli/_generate.py``, ...) and is registered below. Library errors are
+Each command lives in its own module (``cli/_generate.py``, ...) and is registered below. Library errors are
 translated to messages and exit codes here, at the boundary, and nowhere else.
 """
 
@@ -11,15 +11,18 @@ from collections.abc import Sequence
 import click
 
 from sitemapkit import __version__
-from sitemapkit.cli._common import run_main
+from sitemapkit.cli._common import CommandGroup, run_main
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 78})
 @click.version_option(__version__, prog_name="sitemapkit")
 def cli() -> None:
     """sitemapkit: generate, read, validate, discover and crawl sitemaps.
 
-    Exit status: 0 success, 1 problems found (or the job failed), 2 usage error.
+    \b
+    Exit status: 0 ok, 1 problems found or the job failed, 2 usage error
+    (bad option, missing file, malformed URL), 130 interrupted (Ctrl-C).
+    Standard output: the result. Standard error: progress, diagnostics, errors.
     """
 
 
@@ -40,6 +43,9 @@ cli.add_command(validate)
 from sitemapkit.cli._crawl import crawl  # noqa: E402
 
 cli.add_command(crawl)
+from sitemapkit.cli._serve import serve  # noqa: E402
+
+cli.add_command(serve)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

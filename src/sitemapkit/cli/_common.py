@@ -1,10 +1,26 @@
-"""What every command shares: exit codes, the error boundary, JSON output and the stderr console."""
+"""What every command shares: exit codes, the error boundary, JSON output, the stderr console and progress.
+
+The rules every command follows (and states in its ``--help``, see :data:`COMMON_EPILOG`):
+
+* exit status 0 ok, 1 problems found or the job failed, 2 usage error (a bad option, a missing file, a malformed
+  URL), 130 interrupted (Ctrl-C: one line on standard error, never a traceback);
+* standard output carries the command's result (URLs, ``validate``'s report, the tree, the summary of what was
+  written); standard error carries progress, diagnostics and errors;
+* long jobs show counts on standard error: a live line on a terminal, else a plain line every 10 seconds
+  (``SITEMAPKIT_PROGRESS_INTERVAL`` changes the interval); ``--quiet`` turns both off.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
+import re
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -12,14 +28,24 @@ from rich.console import Console
 
 from sitemapkit.core._errors import ConfigurationError, InvalidValueError, SitemapkitError
 from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
+from sitemapkit.core._urls import is_absolute_http_url, is_url_source
 
 __all__ = [
+    "COMMON_EPILOG",
     "EXIT_FAILURE",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "PROGRESS_INTERVAL_ENV",
+    "CommandGroup",
+    "Interrupted",
+    "Progress",
+    "check_sources",
     "emit_json",
     "fail",
+    "plural",
     "print_problem",
+    "quiet_option",
     "run_main",
     "stderr_console",
 ]
@@ -28,13 +54,150 @@ __all__ = [
 EXIT_OK = 0
 #: Problems were found, or the job failed (input errors, fetch errors, publish errors).
 EXIT_FAILURE = 1
-#: The command was called wrongly (click's own usage errors also exit 2).
+#: The command was called wrongly: a bad option, a missing file, a malformed URL (click's own usage errors too).
 EXIT_USAGE = 2
+#: Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
+#: Environment variable: seconds between two plain progress lines when standard error is not a terminal.
+PROGRESS_INTERVAL_ENV = "SITEMAPKIT_PROGRESS_INTERVAL"
+_DEFAULT_PROGRESS_INTERVAL = 10.0
+
+#: The rules every command states at the end of its ``--help`` (click keeps ``\b`` paragraphs as written).
+COMMON_EPILOG = (
+    "\b\n"
+    "Exit status: 0 ok, 1 problems found or the job failed, 2 usage error\n"
+    "(bad option, missing file, malformed URL), 130 interrupted (Ctrl-C).\n"
+    "Standard output: the result. Standard error: progress, diagnostics, errors."
+)
+
+
+class Interrupted(Exception):
+    """Ctrl-C reached a command: :func:`run_main` turns it into one line and exit status 130."""
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised while handling, a KeyboardInterrupt (cleanup code that fails after
+    Ctrl-C must not turn the interrupt into a traceback)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+class CommandGroup(click.Group):
+    """The ``sitemapkit`` group: every command gets :data:`COMMON_EPILOG`, and Ctrl-C anywhere in a command
+    becomes :class:`Interrupted` (click would print "Aborted!" and exit 1)."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        if not cmd.epilog:
+            cmd.epilog = COMMON_EPILOG
+        super().add_command(cmd, name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except BaseException as exc:
+            if isinstance(exc, SystemExit) or not _interrupted(exc):
+                raise
+            raise Interrupted() from None
+
+
+#: Something written as a URL (``scheme:/...``, ``scheme://...``), as opposed to a file path.
+_LOOKS_LIKE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
+
+
+def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = True,
+                  param_hint: str = "SOURCE") -> None:
+    """Usage errors (exit 2) for SOURCE arguments, before any work starts: a malformed URL (``htp:/x``,
+    ``http:/x``, a URL where ``urls`` is False) or a file that does not exist. Directories are accepted."""
+    for source in sources:
+        if source == "-" and stdin:
+            continue
+        if _LOOKS_LIKE_URL.match(source) and not Path(source).exists():
+            if not urls:
+                raise click.BadParameter(f"a URL is not accepted here: {source!r}", param_hint=param_hint)
+            if not is_url_source(source) or not is_absolute_http_url(source):
+                raise click.BadParameter(f"not an absolute http(s) URL: {source!r}", param_hint=param_hint)
+            continue
+        if not Path(source).exists():
+            raise click.BadParameter(f"no such file or directory: {source!r}", param_hint=param_hint)
+
+
+def quiet_option(func: Any) -> Any:
+    """``--quiet`` / ``-q``: no progress on standard error."""
+    return click.option("--quiet", "-q", is_flag=True,
+                        help="No progress on standard error (diagnostics and errors are still printed).")(func)
+
+
+class Progress:
+    """Counts of a long job on standard error, refreshed from a background thread so a line appears even while
+    the job waits (a slow server): on a terminal a live status line; otherwise a plain line
+    ``sitemapkit: <text>`` every :data:`PROGRESS_INTERVAL_ENV` seconds (10 by default), for CI logs.
+    ``describe`` returns the current text; it is called from the thread, so keep it to reading counters.
+    Disabled (nothing at all) when ``quiet``. Use as a context manager."""
+
+    def __init__(self, describe: Callable[[], str], *, quiet: bool = False) -> None:
+        self._describe = describe
+        self._console = stderr_console()
+        self._quiet = quiet
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._status: Any = None
+        interval = _DEFAULT_PROGRESS_INTERVAL
+        raw = os.environ.get(PROGRESS_INTERVAL_ENV)
+        if raw:
+            try:
+                interval = max(0.05, float(raw))
+            except ValueError:
+                pass
+        self.interval = interval
+
+    def __enter__(self) -> Progress:
+        if self._quiet:
+            return self
+        if self._console.is_terminal:
+            self._status = self._console.status(self._describe())
+            self._status.__enter__()
+            target = self._refresh_status
+        else:
+            target = self._print_lines
+        self._thread = threading.Thread(target=target, name="sitemapkit-progress", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+        if self._status is not None:
+            self._status.__exit__(None, None, None)
+
+    def _refresh_status(self) -> None:
+        while not self._stop.wait(0.25):
+            self._status.update(self._describe())
+
+    def _print_lines(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                click.echo(f"sitemapkit: {escape_controls(self._describe())}", err=True)
+            except (OSError, ValueError):  # standard error went away: stop reporting
+                return
 
 
 def stderr_console() -> Console:
     """Console for progress and diagnostics: always stderr, so stdout stays machine-readable."""
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 URL``, ``2 URLs``, ``12,000 URLs``: a count with its noun (plural by adding s)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def emit_json(obj: Any, *, indent: int | None = 2) -> None:
@@ -54,16 +217,59 @@ def fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:
     sys.exit(code)
 
 
+#: Set by the first Ctrl-C: from then on, complaints of code cleaning up after the interrupt (asyncio's "error
+#: during closing of asynchronous generator", "Exception ignored in" from finalizers) are not printed.
+_INTERRUPTED = threading.Event()
+_INSTALLED: list[bool] = []
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    _INTERRUPTED.set()
+    raise KeyboardInterrupt
+
+
+def _quiet_after_interrupt() -> None:
+    """Install the SIGINT handler and the filters that keep the interrupt to one line."""
+    if threading.current_thread() is not threading.main_thread() or _INSTALLED:
+        return
+    _INSTALLED.append(True)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+    logging.getLogger("asyncio").addFilter(lambda record: not _INTERRUPTED.is_set())
+    previous = sys.unraisablehook
+
+    def unraisable(info: Any) -> None:
+        if not _INTERRUPTED.is_set():
+            previous(info)
+
+    sys.unraisablehook = unraisable
+
+
 def run_main(group: click.Group, argv: Sequence[str] | None) -> None:
     """Run the click group, turning library exceptions into one-line messages and exit codes (no tracebacks)."""
+    _quiet_after_interrupt()
     try:
         group.main(args=list(argv) if argv is not None else None, prog_name="sitemapkit", standalone_mode=True)
     except (ConfigurationError, InvalidValueError) as exc:
         fail(str(exc), EXIT_USAGE)
     except SitemapkitError as exc:
         fail(str(exc), EXIT_FAILURE)
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
+    except (Interrupted, KeyboardInterrupt):
+        _interrupt_exit()
     except OSError as exc:
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         fail(f"{exc.strerror or exc}{where}", EXIT_FAILURE)
+
+
+def _interrupt_exit() -> NoReturn:
+    """One line, exit 130; no wait for anything still running (a worker thread blocked on a slow server)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        click.echo("sitemapkit: interrupted", err=True)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(EXIT_INTERRUPTED)

@@ -1,49 +1,29 @@
 """``sitemapkit crawl``: crawl a site, publish its sitemap set and write the crawl reports.
 
-Only adapts the library: :class:`~sitemapkit.Crawler` does the crawl into a :class:`~sitemapkit.crawl.CrawlState`,
-:func:`~sitemapkit.crawl.sitemap_entries` feeds the writer's :class:`~sitemapkit.SitemapSetWriter`, and
-:func:`~sitemapkit.crawl.write_crawl_reports` writes ``crawl-report.json`` and ``report.html``.
+Only adapts the library: :func:`sitemapkit.crawl.crawl` does the job (crawl into a state file, publish through the
+write layer, write ``crawl-report.json`` and ``report.html``); this module parses the options and prints.
 """
 
 from __future__ import annotations
 
-import asyncio
 import shlex
-import signal
 import sys
-from pathlib import Path
-from typing import Any
 
 import click
 from rich.live import Live
 from rich.text import Text
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fail, print_problem, stderr_console
+from sitemapkit.cli._common import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, fail, print_problem, stderr_console
 from sitemapkit.cli._generate import OutputOptions, output_options, print_manifest_summary
-from sitemapkit.core._errors import InvalidValueError, PublishError
+from sitemapkit.core._errors import PublishError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
-from sitemapkit.core._problems import Location
-from sitemapkit.crawl._crawler import (
-    SM701,
-    Crawler,
-    CrawlOptions,
-    CrawlProgress,
-    CrawlSummary,
-    Scope,
-    check_start_url,
-    sitemap_entries,
-)
+from sitemapkit.crawl import CrawlOptions, CrawlProgress, Scope, StartUrlError
+from sitemapkit.crawl import crawl as crawl_site
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
-from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON, write_crawl_reports
-from sitemapkit.crawl._state import CrawlState
+from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON
 from sitemapkit.fetch._http import DEFAULT_USER_AGENT
-from sitemapkit.write._sitemapset import Manifest, SitemapSetWriter
 
 __all__ = ["crawl"]
-
-#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
-DEFAULT_STATE_NAME = ".sitemapkit-crawl.sqlite"
 
 
 class _LiveProgress:
@@ -75,43 +55,6 @@ class _LiveProgress:
         self._live.update(text)
 
 
-async def _run(crawler: Crawler, resume: bool, progress: _LiveProgress) -> CrawlSummary:
-    loop = asyncio.get_running_loop()
-    interrupted = False
-
-    def on_signal() -> None:
-        nonlocal interrupted
-        if interrupted:  # a second Ctrl-C: stop at once
-            raise KeyboardInterrupt
-        interrupted = True
-        crawler.stop()
-
-    installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, on_signal)
-            installed.append(sig)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - platforms without signal handlers
-            pass
-    try:
-        return await crawler.run(resume=resume, on_progress=progress.update)
-    finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
-
-
-def _publish(state: CrawlState, output: OutputOptions, base_url: str) -> Manifest:
-    with SitemapSetWriter(output.out, base_url, **output.writer_kwargs()) as writer:
-        for entry in sitemap_entries(state):
-            try:
-                writer.add(entry)
-            except InvalidValueError as exc:
-                print_problem(SM701.problem(Location(entry.loc), f"not written to the sitemap: {exc}"))
-    manifest = writer.manifest
-    assert manifest is not None
-    return manifest
-
-
 @click.command("crawl")
 @click.argument("url")
 @click.option("--max-pages", type=click.IntRange(min=1), default=None, metavar="N",
@@ -132,7 +75,8 @@ def _publish(state: CrawlState, output: OutputOptions, base_url: str) -> Manifes
 @click.option("--ignore-robots", is_flag=True, help="Do not obey robots.txt (rules and Crawl-delay).")
 @click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True, help="User-Agent header.")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help=f"SQLite crawl state (default: DIR/{DEFAULT_STATE_NAME}). Keep it between crawls: unchanged "
+              help="SQLite crawl state (default: a per-site file under the user cache directory, e.g. "
+                   "~/.cache/sitemapkit/crawl/https_example.com/state.sqlite). Keep it between crawls: unchanged "
                    "pages keep their lastmod.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted crawl in --state instead of starting over.")
 @click.option("--images", is_flag=True, help="Add the pages' images (img src / srcset) to the sitemap.")
@@ -163,14 +107,19 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
 
     Only pages a search engine should index go into the sitemap: status 200 HTML, not noindex (meta or
     X-Robots-Tag), canonical to itself, allowed by robots.txt; redirects count for their final target.
-    Ctrl-C stops cleanly; run the same command with --resume to continue.
+    A start URL that cannot be crawled (unreachable, HTTP error, robots.txt) ends the crawl with its cause.
 
-    Example:
+    Staging: with --base-url on another origin than URL, every page URL under the crawled origin and path
+    is written under --base-url (hreflang and image URLs too); the report keeps the crawled URLs.
+
+    The crawl state (for --resume, and so unchanged pages keep their lastmod) is kept per site in the
+    user cache directory, not in DIR. Ctrl-C stops cleanly; run the same command with --resume to continue.
 
     \b
-        sitemapkit crawl https://example.com/ --out public/ --format xml --format html
-        sitemapkit crawl http://127.0.0.1:8000/ --out out/ --base-url https://example.com/
-        sitemapkit crawl https://example.com/ --out public/ --resume   # after Ctrl-C
+    Example:
+      sitemapkit crawl https://example.com/ --out public/ --format html
+      sitemapkit crawl http://localhost:8000/ -o out --base-url https://a.test/
+      sitemapkit crawl https://example.com/ -o public/ --resume  # after Ctrl-C
     """
     strip = tuple(strip_param) if keep_tracking_params else (*DEFAULT_STRIP_PARAMS, *strip_param)
     options = CrawlOptions(
@@ -180,51 +129,31 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
         connect_timeout=timeout, read_timeout=timeout, retries=retries,
         allow_private_addresses=allow_private_addresses,
     )
-    # Every argument is checked before anything is created: a bad one leaves no output folder, no state file.
-    start = check_start_url(url, options)
     out = output.out
-    # The sitemap-set options too, not after the crawl (the writer's constructor creates nothing).
-    SitemapSetWriter(out, output.base_url or _site_root(start), **output.writer_kwargs())
-    state_file = Path(state_path) if state_path else out / DEFAULT_STATE_NAME
-    if resume and not state_file.exists():
-        fail(f"--resume: no crawl state at {state_file}", EXIT_FAILURE)
-    if not state_file.parent.is_dir() and not state_file.parent.resolve().is_relative_to(out.resolve()):
-        fail(f"--state: the directory {state_file.parent} does not exist", EXIT_USAGE)
-    out.mkdir(parents=True, exist_ok=True)
-    state_file.parent.mkdir(parents=True, exist_ok=True)
-    with CrawlState(state_file) as state:
-        crawler = Crawler(url, state, options)
-        with _LiveProgress() as progress:
-            summary = asyncio.run(_run(crawler, resume, progress))
-        console = stderr_console()
-        if summary.stopped:
-            write_crawl_reports(state, out, complete=False)
-            again = ["crawl", url, "--out", str(out), "--state", str(state_file), "--resume"]
-            console.print(f"Interrupted after {summary.fetched_this_run:,} pages this run; the sitemap set was not "
-                          f"changed. State saved in {state_file}. Resume with (and the same other options):\n"
-                          f"  sitemapkit {shlex.join(again)}", markup=False)
-            sys.exit(EXIT_INTERRUPTED)
-        base_url = output.base_url or _site_root(state.get_meta("scope_url") or crawler.start_url)
-        manifest_info: dict[str, Any] | None = None
+    console = stderr_console()
+    with _LiveProgress() as progress:
         try:
-            manifest = _publish(state, output, base_url)
+            result = crawl_site(url, out, options=options, base_url=output.base_url, state_path=state_path,
+                                resume=resume, writer_options=output.writer_kwargs(), on_progress=progress.update,
+                                on_problem=print_problem, on_notice=lambda line: console.print(line, markup=False),
+                                handle_signals=True)
+        except StartUrlError as exc:
+            fail(f"{exc.reason}; nothing was published", EXIT_FAILURE)
         except PublishError as exc:
-            write_crawl_reports(state, out, complete=summary.complete)
             fail(f"{exc} (reports written to {out / REPORT_JSON})", EXIT_FAILURE)
-        manifest_info = manifest.to_dict()
-        report = write_crawl_reports(state, out, complete=summary.complete, sitemap=manifest_info)
-        print_manifest_summary(manifest)
-        click.echo(f"Crawled {report.pages_crawled:,} URLs in {summary.elapsed:.1f} s: {report.in_sitemap:,} in the "
-                   f"sitemap, {report.broken:,} broken, {report.redirects:,} redirects, {report.excluded:,} "
-                   f"excluded. Report: {out / REPORT_HTML}")
-        if not summary.complete:
-            click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, "
-                       "run again with --resume and a larger --max-pages (or none).", err=True)
+    if result.stopped:
+        again = ["crawl", url, "--out", str(out), *(["--state", str(state_path)] if state_path else []), "--resume"]
+        console.print(f"Interrupted after {result.run.fetched_this_run:,} pages this run; the sitemap set was not "
+                      f"changed. State saved in {result.state_path}. Resume with (and the same other options):\n"
+                      f"  sitemapkit {shlex.join(again)}", markup=False)
+        sys.exit(EXIT_INTERRUPTED)
+    assert result.manifest is not None
+    report = result.report
+    print_manifest_summary(result.manifest)
+    click.echo(f"Crawled {report.pages_crawled:,} URLs in {result.run.elapsed:.1f} s: {report.in_sitemap:,} in the "
+               f"sitemap, {report.broken:,} broken, {report.redirects:,} redirects, {report.excluded:,} "
+               f"excluded. Report: {out / REPORT_HTML}")
+    if not result.complete:
+        click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "
+                   f"again with --resume and a larger --max-pages (or none). State: {result.state_path}", err=True)
     sys.exit(EXIT_FAILURE if fail_on_broken and report.broken else EXIT_OK)
-
-
-def _site_root(url: str) -> str:
-    from urllib.parse import urlsplit
-
-    p = urlsplit(url)
-    return f"{p.scheme}://{p.netloc}/"

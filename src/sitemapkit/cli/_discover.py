@@ -116,11 +116,10 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
     Each sitemap is shown with its type, HTTP status, entry count, size, time, how it was found, and its
     problems. Exit status 1 when no sitemap was found or any sitemap has errors.
 
+    \b
     Example:
-
-        sitemapkit discover https://example.com/
-
-        sitemapkit discover https://example.com/sitemap_index.xml --format json
+      sitemapkit discover https://example.com/
+      sitemapkit discover https://example.com/sitemap_index.xml --format json
     """
     if not is_absolute_http_url(url):
         raise click.BadParameter(f"not an absolute http(s) URL: {url!r}", param_hint="URL")

@@ -27,28 +27,28 @@ def fetch_options(func: F) -> F:
     """Add the shared fetching options to a click command."""
     options = [
         click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True, help="User-Agent header."),
-        click.option("--timeout", type=click.FloatRange(min=0.01), default=300.0, show_default=True,
+        click.option("--timeout", type=click.FloatRange(min=0.01), metavar="S", default=300.0, show_default=True,
                      help="Total deadline in seconds for fetching one URL: connecting, reading, redirects, retries "
                           "and the waits between them all count (a retry that cannot finish in time is not "
                           "tried). Within it an attempt also fails after 10 s without a connection or 30 s "
                           "without bytes (or this value when smaller)."),
-        click.option("--retries", type=click.IntRange(min=0), default=3, show_default=True,
+        click.option("--retries", type=click.IntRange(min=0), metavar="N", default=3, show_default=True,
                      help="Retries on 408/429/5xx and connection errors (exponential backoff, Retry-After honoured)."),
-        click.option("--retry-backoff", type=click.FloatRange(min=0), default=0.5, show_default=True,
+        click.option("--retry-backoff", type=click.FloatRange(min=0), metavar="S", default=0.5, show_default=True,
                      help="Seconds before the first retry; doubles each time, with jitter."),
-        click.option("--max-retry-wait", type=click.FloatRange(min=0), default=60.0, show_default=True,
+        click.option("--max-retry-wait", type=click.FloatRange(min=0), metavar="S", default=60.0, show_default=True,
                      help="Longest wait before a retry, Retry-After included."),
-        click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+        click.option("--concurrency", type=click.IntRange(min=1), metavar="N", default=8, show_default=True,
                      help="Sitemaps fetched at the same time (at most 4 connections per host)."),
-        click.option("--max-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_DECOMPRESSED_BYTES,
+        click.option("--max-bytes", type=click.IntRange(min=1), metavar="N", default=DEFAULT_MAX_DECOMPRESSED_BYTES,
                      show_default=True, help="Byte budget per document: download and decompression together."),
-        click.option("--max-depth", type=click.IntRange(min=0), default=5, show_default=True,
+        click.option("--max-depth", type=click.IntRange(min=0), metavar="N", default=5, show_default=True,
                      help="Index levels followed below a starting sitemap."),
-        click.option("--max-sitemaps", type=click.IntRange(min=1), default=10_000, show_default=True,
+        click.option("--max-sitemaps", type=click.IntRange(min=1), metavar="N", default=10_000, show_default=True,
                      help="Sitemaps fetched at most."),
-        click.option("--max-urls", type=click.IntRange(min=1), default=None,
+        click.option("--max-urls", type=click.IntRange(min=1), metavar="N", default=None,
                      help="Stop after this many URLs (default: no limit)."),
-        click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+        click.option("--cache-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
                      help="Directory for an ETag / If-Modified-Since cache (conditional requests)."),
         click.option("--probe", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
                      help="Try well-known sitemap paths and <link rel=\"sitemap\">: when robots.txt names none "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,15 +16,24 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import click
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, print_problem, stderr_console
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    Progress,
+    check_sources,
+    plural,
+    print_problem,
+    quiet_option,
+)
+from sitemapkit.cli._generate_inputs import CappedReport, iter_generate_inputs
 from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._problems import Location, Problem, Severity
-from sitemapkit.write._inputs import iter_input
-from sitemapkit.write._sitemapset import FORMATS, MANIFEST_NAME, Format, Manifest, SitemapSetWriter, _read_manifest
-from sitemapkit.write._writers import SM606, SM608
+from sitemapkit.write._codes import SM606, SM608
+from sitemapkit.write._publish import MANIFEST_NAME, read_manifest
+from sitemapkit.write._rolling import FORMATS, Format
+from sitemapkit.write._sitemapset import Manifest, SitemapSetWriter
 
 __all__ = ["OutputOptions", "generate", "output_options", "print_manifest_summary"]
 
@@ -76,9 +84,11 @@ def output_options(func: F) -> F:
                      show_default=True, metavar="N", help="Roll before a file's uncompressed size would exceed N."),
         click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
                      help="Output format; repeat for several (default: xml)."),
-        click.option("--xsl", metavar="URL|default", default=None,
-                     help="Add an <?xml-stylesheet?> line; 'default' writes sitemapkit's sitemap.xsl next to the "
-                          "sitemaps and uses it."),
+        click.option("--xsl", metavar="URL", default=None,
+                     help="Add an <?xml-stylesheet?> line; the value 'default' writes sitemapkit's sitemap.xsl "
+                          "next to the sitemaps and uses it. Chromium-based browsers now show a banner that XSLT "
+                          "support is being removed, over the page heading: for a page people read, use "
+                          "--format html."),
         click.option("--dedupe", is_flag=True, help="Skip repeated URLs (keeps one hash per URL in memory)."),
     ]
     decorated: Callable[..., Any] = wrapper
@@ -104,41 +114,12 @@ def print_manifest_summary(manifest: Manifest) -> None:
     files = [f for f in manifest.files if f.kind != "xsl"]
     stored = sum(f.stored_bytes for f in files)
     where = manifest.entry_point or manifest.out_dir
-    click.echo(f"Wrote {manifest.urls:,} URLs in {len(files)} file(s), {_human(stored)}: {where}"
+    click.echo(f"Wrote {plural(manifest.urls, 'URL')} in {plural(len(files), 'file')}, {_human(stored)}: {where}"
                + (f" (index of {len(sitemaps)} sitemaps)" if manifest.index is not None else ""))
     if manifest.duplicates:
-        click.echo(f"Skipped {manifest.duplicates:,} duplicate URL(s).")
+        click.echo(f"Skipped {plural(manifest.duplicates, 'duplicate URL')}.")
     if manifest.removed:
-        click.echo(f"Removed {len(manifest.removed)} stale file(s) of the previous run.")
-
-
-class _Progress:
-    """A rich progress display on stderr that only appears on a terminal and after the first second."""
-
-    def __init__(self) -> None:
-        console = stderr_console()
-        self._enabled = console.is_terminal
-        self._start = time.monotonic()
-        self._progress: Progress | None = None
-        self._console = console
-        self._task: Any = None
-
-    def update(self, count: int) -> None:
-        if not self._enabled:
-            return
-        if self._progress is None:
-            if time.monotonic() - self._start < 1.0:
-                return
-            self._progress = Progress(SpinnerColumn(), TextColumn("writing sitemaps"), BarColumn(),
-                                      TextColumn("{task.completed:,} URLs"), TimeElapsedColumn(),
-                                      console=self._console, transient=True)
-            self._progress.start()
-            self._task = self._progress.add_task("generate", total=None)
-        self._progress.update(self._task, completed=count)
-
-    def stop(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+        click.echo(f"Removed {plural(len(manifest.removed), 'stale file')} of the previous run.")
 
 
 @click.command("generate")
@@ -151,76 +132,81 @@ class _Progress:
 @click.option("--allow-cross-host", is_flag=True,
               help="Write URLs on other hosts than --base-url (robots.txt cross-submission); without it they "
                    "are reported (SM608) and skipped.")
+@quiet_option
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
-             exclude: tuple[str, ...], allow_cross_host: bool) -> None:
-    """Build a sitemap set from URL lists or a built static site.
+             exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False) -> None:
+    """Build a sitemap set from URL lists, sitemaps and feeds, or a built static site.
 
     INPUT is a text file of URLs (one a line), a CSV with a header (loc, lastmod, changefreq, priority), a JSONL
-    file of entry objects (as `sitemapkit urls --format jsonl` prints them), '-' for standard input, or a folder
-    holding a built static site (HTML files become URLs under --base-url, index.html its directory, lastmod from
-    the file's modification time).
+    file of entry objects (as `sitemapkit urls --format jsonl` prints them), an XML sitemap or RSS/Atom feed (read
+    with every extension: images, videos, news, hreflang), a sitemap index (its sitemaps are read from the index's
+    folder by file name; nothing is fetched), '-' for standard input, or a folder holding a built static site
+    (HTML files become URLs under --base-url, index.html its directory, lastmod from the file's modification
+    time). An HTML page is not an input: give its site's folder.
 
     The entry point is OUT/sitemap.xml (.xml.gz with --gzip): the urlset itself when everything fits in one
     file, otherwise an index of the files. Files are written under temporary names and moved into place, the
     index last; files of an earlier run that are no longer part of the set are removed.
 
-    Bad input lines are reported as FILE:LINE and skipped; the exit status is then 1. So are URLs on another
-    scheme, host or port than --base-url (a sitemap lists its own host's URLs), unless --allow-cross-host.
-
-    Example:
+    Bad input lines are reported as FILE:LINE and skipped (the first 20 of each code, then a count); the exit
+    status is then 1. So are URLs on another scheme, host or port than --base-url (a sitemap lists its own
+    host's URLs), unless --allow-cross-host.
 
     \b
-        sitemapkit generate urls.txt --out public --base-url https://example.com/ --gzip
-        sitemapkit generate _site --out _site --base-url https://example.com/ --format xml --format html
+    Example:
+      sitemapkit generate urls.txt --out public --base-url https://example.com/
+      sitemapkit generate _site -o _site --base-url https://example.com/ --gzip
+      sitemapkit generate urls.jsonl -o public --base-url https://example.com/
     """
     if output.base_url is None:
         raise click.UsageError("--base-url is required: the public URL the --out directory is served at")
+    check_sources(inputs, urls=False, param_hint="INPUT")
     writer = SitemapSetWriter(output.out, output.base_url, check_scope=not allow_cross_host,
                               **output.writer_kwargs())
     home = None if allow_cross_host else _origin(output.base_url)
     home_slash = f"{home}/"
     skip = _own_files(output.out)
     errors = 0
-    progress = _Progress()
-    try:
+    report = CappedReport()  # the first 20 problems of each code, then a count
+
+    def describe() -> str:
+        return f"writing sitemaps: {plural(writer.urls, 'URL')}"
+
+    with Progress(describe, quiet=quiet):  # noqa: SIM117 - the block keeps its indentation (smaller diff)
         with writer:
             for item in _items(inputs, output, include, exclude, skip):
                 if isinstance(item, Problem):
-                    print_problem(item)
+                    report(item)
                     if item.severity is Severity.ERROR:
                         errors += 1
                     continue
                 entry, location = item
                 if home is not None and not entry.loc.startswith(home_slash) and _origin(entry.loc) != home:
-                    print_problem(SM608.problem(Location(location.source, location.line, loc=entry.loc),
-                                                f"{entry.loc} is not on {home}, the --base-url's host: skipped "
-                                                "(--allow-cross-host writes it)"))
+                    report(SM608.problem(Location(location.source, location.line, loc=entry.loc),
+                                         f"{entry.loc} is not on {home}, the --base-url's host: skipped "
+                                         "(--allow-cross-host writes it)"))
                     errors += 1
                     continue
                 try:
                     writer.add(entry)
                 except InvalidValueError as exc:
-                    print_problem(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
+                    report(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
                                           Location(location.source, location.line, loc=entry.loc)))
                     errors += 1
-                if writer.urls % 8192 == 0:
-                    progress.update(writer.urls)
-    finally:
-        progress.stop()
+    report.finish()
     manifest = writer.manifest
     assert manifest is not None
     print_manifest_summary(_without_dupe_noise(manifest))
     if errors:
-        click.echo(f"sitemapkit: {errors} input line(s) skipped", err=True)
+        click.echo(f"sitemapkit: {plural(errors, 'input line')} skipped", err=True)
     sys.exit(EXIT_FAILURE if errors else EXIT_OK)
 
 
 def _items(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...], exclude: tuple[str, ...],
            skip: frozenset[Path]) -> Iterator[Any]:
     stdin = sys.stdin.buffer if "-" in inputs else None
-    for path in inputs:
-        yield from iter_input(path, base_url=output.base_url, include=include, exclude=exclude, skip_files=skip,
-                              stdin=stdin)
+    yield from iter_generate_inputs(inputs, base_url=output.base_url, include=include, exclude=exclude,
+                                    skip_files=skip, stdin=stdin)
 
 
 def _origin(url: str) -> str | None:
@@ -238,7 +224,7 @@ def _origin(url: str) -> str | None:
 def _own_files(out: Path) -> frozenset[Path]:
     """Files the previous run published into OUT (so a site folder used as OUT does not list its sitemap.html),
     plus the manifest itself."""
-    names = _read_manifest(out)
+    names = read_manifest(out)
     return frozenset(out / n for n in [*names, MANIFEST_NAME])
 
 

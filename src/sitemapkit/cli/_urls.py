@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import sys
@@ -10,7 +11,15 @@ from typing import Any, TextIO
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, print_problem, stderr_console
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    Progress,
+    check_sources,
+    plural,
+    print_problem,
+    quiet_option,
+)
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core._errors import LimitExceededError, ParseError
 from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
@@ -19,7 +28,7 @@ from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch._discover import Discovery
 from sitemapkit.fetch._sources import DocumentDone, open_sources
 from sitemapkit.fetch._walk import EntryBatch, SitemapNode
-from sitemapkit.read._parser import Located
+from sitemapkit.read import Located
 
 __all__ = ["urls"]
 
@@ -56,37 +65,40 @@ class _Output:
         self.stream.write(escape_json_controls(json.dumps(d, ensure_ascii=False)) + "\n")
 
 
-class _Progress:
-    """Counts on standard error while URL sources are walked (only on a terminal; silent in pipes and CI)."""
+class _Counts:
+    """What ``urls`` has read so far, for the progress line (see :class:`~sitemapkit.cli._common.Progress`)."""
 
     def __init__(self) -> None:
-        console = stderr_console()
-        self._status = console.status("reading sitemaps…") if console.is_terminal else None
         self.sitemaps = 0
         self.urls = 0
-
-    def __enter__(self) -> _Progress:
-        if self._status is not None:
-            self._status.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._status is not None:
-            self._status.__exit__(None, None, None)
 
     def node(self, item: Discovery | SitemapNode) -> None:
         if isinstance(item, SitemapNode):
             self.sitemaps += 1
-        self._update()
 
     def entries(self, n: int) -> None:
         self.urls += n
-        if self.urls % 10_000 < n:
-            self._update()
 
-    def _update(self) -> None:
-        if self._status is not None:
-            self._status.update(f"{self.sitemaps:,} sitemaps, {self.urls:,} URLs")
+    def describe(self) -> str:
+        if not self.sitemaps:
+            return f"reading sitemaps: {plural(self.urls, 'URL')}"
+        return f"reading sitemaps: {plural(self.sitemaps, 'sitemap')}, {plural(self.urls, 'URL')}"
+
+
+_BUDGET_CODES = frozenset({"SM112", "SM504"})  # the byte budget: the reader's (files), the fetcher's (URLs)
+
+
+def _budget_words(message: str) -> str:
+    """Name the option that sets the byte budget (the library's messages name its parameter)."""
+    if "(max_decompressed_bytes)" in message:
+        return message.replace("(max_decompressed_bytes)", "(--max-bytes)")
+    return message if "--max-bytes" in message else f"{message}; see --max-bytes"
+
+
+def _for_cli(problem: Problem) -> Problem:
+    if problem.code not in _BUDGET_CODES:
+        return problem
+    return dataclasses.replace(problem, message=_budget_words(problem.message))
 
 
 @click.command("urls")
@@ -99,33 +111,37 @@ class _Progress:
 @click.option("--follow/--no-follow", default=True, show_default=True,
               help="For URL sources: walk sitemap indexes down to their sitemaps (--no-follow lists the child "
                    "sitemaps of an index instead).")
+@quiet_option
 @fetch_options
-def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow: bool, **fetch: Any) -> None:
+def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow: bool, quiet: bool = False,
+         **fetch: Any) -> None:
     """List the URLs in sitemap files: urlsets, sitemap indexes (their child sitemaps, kind "sitemap"),
     text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path, - for standard input, a
     sitemap URL (an index is walked down to its sitemaps unless --no-follow), or a site URL such as
     https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked).
 
-    Problems go to standard error, one per line: source:line:column: severity code: message. Exit status: 0 when
-    no error was found, 1 when errors were found (everything readable is still printed), 2 for usage errors.
+    URLs go to standard output; problems to standard error, one per line: source:line:column: severity code:
+    message. Exit status 1 when errors were found (everything readable is still printed).
 
     \b
     Example:
       sitemapkit urls sitemap.xml.gz
       sitemapkit urls https://example.com/ --format jsonl --unique > urls.jsonl
-      sitemapkit urls --format jsonl sitemap.xml | sitemapkit generate - --out site/ --base-url https://example.com/
+      sitemapkit urls sitemap.xml --format csv --no-follow
     """
+    check_sources(sources)
     settings = settings_from(fetch)
     stream = sys.stdout
     out = _Output(fmt, stream)
     seen: set[str] = set()
     failed = False
+    progress = _Counts()
     try:
         for source in sources:
             name = "<stdin>" if source == "-" else source
             walked = is_url_source(source) and follow
             try:
-                with _Progress() as progress:
+                with Progress(progress.describe, quiet=quiet):
                     events = open_sources([source], follow=follow, settings=settings, strict=strict,
                                           on_item=progress.node, batches=True)
                     for event in events:
@@ -140,7 +156,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                             for problem in event.problems:
                                 failed = failed or problem.severity is Severity.ERROR
                                 stream.flush()
-                                print_problem(problem)
+                                print_problem(_for_cli(problem))
                             continue
                         if isinstance(event, (DocumentDone, Discovery)):
                             continue
@@ -150,7 +166,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                             if event.severity is Severity.ERROR:
                                 failed = True
                             stream.flush()
-                            print_problem(event)
+                            print_problem(_for_cli(event))
                             continue
                         item = event.item if isinstance(event, Located) else event
                         if unique:
@@ -165,7 +181,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
             except LimitExceededError as exc:
                 failed = True
                 stream.flush()
-                click.echo(escape_controls(f"{name}: error SM112: {exc}"), err=True)
+                message = str(exc).removeprefix(f"{exc.source}: ") if exc.source else str(exc)
+                click.echo(escape_controls(f"{name}: error SM112: {_budget_words(message)}"), err=True)
             except BrokenPipeError:
                 raise
             except OSError as exc:

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fail
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    Progress,
+    check_sources,
+    fail,
+    plural,
+    quiet_option,
+)
 from sitemapkit.core._errors import ConfigurationError, InputError
 from sitemapkit.core._problems import Severity
+from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE
 from sitemapkit.validate._driver import validate as run_validate
 from sitemapkit.validate._report import format_json, format_junit, format_text
 
@@ -26,43 +37,58 @@ __all__ = ["validate"]
               help="Reference time for future dates and news age (default: the current time), e.g. "
                    "2024-05-01T12:00:00Z.")
 @click.option("--allow-cross-host", is_flag=True,
-              help="Accept URLs on other hosts (robots.txt cross-submission, RULES.md 14).")
+              help="Accept URLs on other hosts (robots.txt cross-submission).")
 @click.option("--base-url", metavar="URL", default=None,
               help="Where SOURCE is published (a file's URL, or a directory URL ending in /); enables the scope "
                    "rule: every URL under the sitemap's own directory.")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
               help="Exit 1 on errors only, or on warnings too.")
+@click.option("--max-problems", metavar="N", type=click.IntRange(min=0), default=MAX_PROBLEMS_PER_CODE,
+              show_default=True,
+              help="List at most N problems of one code per file (file-level problems are always listed); the "
+                   "tally per code counts every one.")
 @click.option("--no-xsd", is_flag=True, hidden=True, help="Skip the XSD pass (debugging).")
 @click.option("--allow-private-addresses", is_flag=True,
               help="For URL sources: let child sitemaps and redirects reach loopback, private, link-local and other "
                    "special addresses (refused by default, except the class of the given URL's own address).")
+@quiet_option
 def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, allow_cross_host: bool,
-             base_url: str | None, fail_on: str, no_xsd: bool, allow_private_addresses: bool = False) -> None:
+             base_url: str | None, fail_on: str, no_xsd: bool, allow_private_addresses: bool = False,
+             quiet: bool = False, max_problems: int = MAX_PROBLEMS_PER_CODE) -> None:
     """Validate sitemaps: files, gzip files, directories, indexes with their children next to them, and URLs
     (a sitemap, an index whose children are fetched too, or a site URL discovered through robots.txt).
 
     Checks well-formedness, UTF-8, the namespace, the official XSDs (bundled, offline), locs, lastmod,
     limits, text sitemaps and, with the google profile, images, videos, news and hreflang (including
-    reciprocity across every file given). Every problem has a code listed in docs/checks.md.
+    reciprocity across every file given). Every problem has a stable code (SMnnn). In a directory, files
+    that are not sitemaps (robots.txt, HTML pages) are listed as skipped.
 
-    Exit status: 0 valid (warnings allowed unless --fail-on warning), 1 not valid, 2 usage error.
+    The report is the output: it goes to standard output, problems included; progress and errors go to
+    standard error. Exit status 1 when the sources are not valid (warnings count with --fail-on warning).
 
+    \b
     Example:
-
-        sitemapkit validate public/sitemap.xml --base-url https://example.org/sitemap.xml
-
-        sitemapkit validate public/ --format junit > sitemap-report.xml
-
-        sitemapkit validate https://example.org/sitemap.xml --fail-on warning
+      sitemapkit validate public/ --base-url https://example.org/
+      sitemapkit validate public/ --format junit > sitemap-report.xml
+      sitemapkit validate https://example.org/sitemap.xml --fail-on warning
     """
+    check_sources(sources, stdin=False)
     fetch = None
     if allow_private_addresses:
         from sitemapkit.fetch._sources import FetchSettings  # the fetching stack is only loaded when needed
 
         fetch = FetchSettings(allow_private_addresses=True)
+    started = time.monotonic()
+    what = plural(len(sources), "source")
+
+    def describe() -> str:
+        minutes, seconds = divmod(int(time.monotonic() - started), 60)
+        return f"validating {what}: {minutes:02d}:{seconds:02d} elapsed"
+
     try:
-        report = run_validate(list(sources), profile=profile, now=now, allow_cross_host=allow_cross_host,
-                              base_url=base_url, xsd=not no_xsd, fetch=fetch)
+        with Progress(describe, quiet=quiet):
+            report = run_validate(list(sources), profile=profile, now=now, allow_cross_host=allow_cross_host,
+                                  base_url=base_url, xsd=not no_xsd, fetch=fetch, max_problems=max_problems)
     except (ConfigurationError, InputError) as exc:
         fail(str(exc), EXIT_USAGE)
     if fmt == "json":

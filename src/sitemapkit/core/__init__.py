@@ -18,6 +18,18 @@ from sitemapkit.core._errors import (
     SitemapkitError,
     TooManyRedirectsError,
 )
+from sitemapkit.core._extensions import (
+    Alternate,
+    Image,
+    News,
+    Relationship,
+    Video,
+    VideoPlatform,
+    VideoPrice,
+    VideoRestriction,
+    VideoTvShow,
+    VideoUploader,
+)
 from sitemapkit.core._lastmod import LastMod, Precision, parse_lastmod_lenient
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
@@ -31,23 +43,7 @@ from sitemapkit.core._limits import (
     MAX_VIDEO_DURATION,
     MAX_VIDEO_TAGS,
 )
-from sitemapkit.core._model import (
-    Alternate,
-    Changefreq,
-    Image,
-    News,
-    Relationship,
-    SitemapRef,
-    UrlEntry,
-    Video,
-    VideoPlatform,
-    VideoPrice,
-    VideoRestriction,
-    VideoTvShow,
-    VideoUploader,
-    entry_from_dict,
-    entry_to_dict,
-)
+from sitemapkit.core._model import Changefreq, SitemapRef, UrlEntry, entry_from_dict, entry_to_dict
 from sitemapkit.core._problems import (
     CODES,
     Location,

@@ -194,13 +194,14 @@ def format_offset(offset: timedelta) -> str:
 
 
 def format_datetime(value: datetime) -> str:
-    """W3C text of a datetime: seconds always, microseconds when non-zero, the offset when aware."""
+    """W3C text of a datetime: seconds always, microseconds when non-zero, the offset when aware (UTC spelled
+    ``Z``, the one spelling every command writes)."""
     text = value.strftime("%Y-%m-%dT%H:%M:%S")
     if value.microsecond:
         text += f".{value.microsecond:06d}".rstrip("0")
     offset = value.utcoffset()
     if offset is not None:
-        text += format_offset(offset)
+        text += "Z" if not offset else format_offset(offset)
     return text
 
 

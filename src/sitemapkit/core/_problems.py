@@ -166,7 +166,7 @@ CODES: dict[str, ProblemCode] = {}
 _CODE_MODULES = (
     "sitemapkit.read._codes",
     "sitemapkit.validate._codes",
-    "sitemapkit.write._writers",
+    "sitemapkit.write._codes",
     "sitemapkit.write._inputs",
     "sitemapkit.fetch._robots",
     "sitemapkit.fetch._walk",

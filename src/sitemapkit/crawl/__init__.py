@@ -1,20 +1,18 @@
 """The crawl layer: a polite, resumable crawler (robots.txt, traps bounded, indexability decided per page), its
-HTML extraction and URL normalisation, the SQLite crawl state and the crawl reports (JSON and report.html).
+HTML extraction and URL normalisation, the SQLite crawl state, the crawl reports (JSON and report.html) and the
+crawl job that ties them to the write layer: ``sitemapkit.crawl(url, out_dir)`` crawls and publishes.
 """
 
 from __future__ import annotations
 
-from sitemapkit.crawl._crawler import (
-    Crawler,
-    CrawlOptions,
-    CrawlProgress,
-    CrawlSummary,
-    Reason,
-    Scope,
-    sitemap_entries,
-)
+from sitemapkit.core._callable import make_package_callable
+from sitemapkit.crawl._crawler import Crawler
+from sitemapkit.crawl._decide import Reason
 from sitemapkit.crawl._html import PageInfo, RobotsDirectives, extract_page, parse_x_robots_tag
+from sitemapkit.crawl._job import CrawlResult, UrlMapping, crawl, default_state_path, sitemap_entries
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
+from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
+from sitemapkit.crawl._reach import StartUrlError
 from sitemapkit.crawl._report import ReportSummary, write_crawl_reports
 from sitemapkit.crawl._state import CrawlState, StateInUseError
 
@@ -22,6 +20,7 @@ __all__ = [
     "DEFAULT_STRIP_PARAMS",
     "CrawlOptions",
     "CrawlProgress",
+    "CrawlResult",
     "CrawlState",
     "CrawlSummary",
     "Crawler",
@@ -30,10 +29,17 @@ __all__ = [
     "ReportSummary",
     "RobotsDirectives",
     "Scope",
+    "StartUrlError",
     "StateInUseError",
+    "UrlMapping",
     "UrlNormalizer",
+    "crawl",
+    "default_state_path",
     "extract_page",
     "parse_x_robots_tag",
     "sitemap_entries",
     "write_crawl_reports",
 ]
+
+# ``sitemapkit.crawl`` is both this package and the everyday function: calling the package calls the function.
+make_package_callable(__name__, crawl)

@@ -5,27 +5,24 @@ sitemap discovery, the safe index walker and the sources the CLI reads (files, U
 from __future__ import annotations
 
 from sitemapkit.fetch._addresses import AddressPolicy
+from sitemapkit.fetch._cache import HttpCache
+from sitemapkit.fetch._decode import ContentDecodingError, ResponseTooLargeError
 from sitemapkit.fetch._discover import WELL_KNOWN_PATHS, Discovery, discover, fetch_robots, walk_site
-from sitemapkit.fetch._http import (
-    DEFAULT_USER_AGENT,
+from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
+from sitemapkit.fetch._retry import RetryPolicy
+from sitemapkit.fetch._robots import RobotsTxt
+from sitemapkit.fetch._sources import DocumentDone, FetchSettings, open_sources
+from sitemapkit.fetch._transports import (
     AddressRefusedError,
     AiohttpTransport,
-    ContentDecodingError,
-    HttpCache,
-    HttpClient,
-    HttpResponse,
     MockResponse,
     MockTransport,
-    ResponseTooLargeError,
-    RetryPolicy,
     Timeouts,
     Transport,
     TransportError,
     TransportRequest,
     TransportResponse,
 )
-from sitemapkit.fetch._robots import RobotsTxt
-from sitemapkit.fetch._sources import DocumentDone, FetchSettings, open_sources
 from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkOptions, walk
 
 __all__ = [

@@ -11,56 +11,39 @@ Any HTTP status is a *value* (:class:`HttpResponse`); :class:`~sitemapkit.FetchE
 response could be had (after retries), :class:`~sitemapkit.TooManyRedirectsError` for redirect loops and chains
 that are too long, :class:`ResponseTooLargeError` when the body breaks the byte budget.
 
-The body is never interpreted here: the reader sniffs bytes, whatever Content-Type or extension claims.
+The parts live next door: transports in :mod:`._transports`, the decoder in :mod:`._decode`, the retry policy
+in :mod:`._retry`, the cache in :mod:`._cache`. The body is never interpreted here: the reader sniffs bytes,
+whatever Content-Type or extension claims.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import hashlib
-import inspect
-import json
 import os
-import random
 import time
-import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, Self
+from typing import Self
 from urllib.parse import urljoin, urlsplit
 
-import brotli
-
-from sitemapkit.core._atomic import atomic_write_bytes
 from sitemapkit.core._errors import FetchError, HTTPStatusError, TooManyRedirectsError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.fetch._addresses import AddressPolicy
+from sitemapkit.fetch._cache import HttpCache
+from sitemapkit.fetch._decode import read_body
+from sitemapkit.fetch._retry import RetryPolicy, parse_retry_after
+from sitemapkit.fetch._transports import (
+    AddressRefusedError,
+    AiohttpTransport,
+    Timeouts,
+    Transport,
+    TransportError,
+    TransportRequest,
+)
 
-if TYPE_CHECKING:  # aiohttp is imported when the default transport is first used: it costs ~0.3 s and ~30 MB
-    import aiohttp
-
-__all__ = [
-    "DEFAULT_USER_AGENT",
-    "AddressRefusedError",
-    "AiohttpTransport",
-    "ContentDecodingError",
-    "HttpCache",
-    "HttpClient",
-    "HttpResponse",
-    "MockResponse",
-    "MockTransport",
-    "ResponseTooLargeError",
-    "RetryPolicy",
-    "Timeouts",
-    "Transport",
-    "TransportError",
-    "TransportRequest",
-    "TransportResponse",
-]
+__all__ = ["DEFAULT_USER_AGENT", "ClientStats", "HttpClient", "HttpResponse"]
 
 
 def _version() -> str:
@@ -74,334 +57,6 @@ def _version() -> str:
 DEFAULT_USER_AGENT = f"sitemapkit/{_version()} (+https://github.com/sitemapkit/sitemapkit)"
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-_CHUNK = 64 * 1024
-
-
-# --------------------------------------------------------------------------------------------------- errors
-
-
-class TransportError(FetchError):
-    """The transport could not complete a request: connection refused or reset, a timeout, a truncated body.
-
-    ``retryable`` is False for errors that cannot get better by trying again (an invalid URL)."""
-
-    def __init__(self, message: str, *, url: str, retryable: bool = True) -> None:
-        super().__init__(message, url=url)
-        self.retryable = retryable
-
-
-class AddressRefusedError(TransportError):
-    """The request would reach an address the :class:`~sitemapkit.fetch._addresses.AddressPolicy` refuses (loopback,
-    private, link-local, ...): nothing was sent there. Never retried."""
-
-    def __init__(self, message: str, *, url: str) -> None:
-        super().__init__(message, url=url, retryable=False)
-
-
-class ResponseTooLargeError(FetchError):
-    """The body (as downloaded or once decoded) exceeded the byte budget; the download was aborted early."""
-
-    def __init__(self, message: str, *, url: str, limit: int) -> None:
-        super().__init__(message, url=url)
-        self.limit = limit
-
-
-class ContentDecodingError(FetchError):
-    """The body could not be decoded according to its Content-Encoding (corrupt gzip/deflate/br stream)."""
-
-
-# --------------------------------------------------------------------------------------------------- config
-
-
-@dataclass(frozen=True, slots=True)
-class Timeouts:
-    """Seconds. ``connect``: establishing a connection; ``read``: the longest wait for the next bytes;
-    ``total``: one attempt, headers and body (None = unbounded). For a deadline over a whole fetch, retries
-    included, see ``HttpClient(deadline=...)``."""
-
-    connect: float = 10.0
-    read: float = 30.0
-    total: float | None = 300.0
-
-
-def _default_retry_statuses() -> frozenset[int]:
-    return frozenset({408, 429, 500, 502, 503, 504, 507, 509, 520, 521, 522, 523, 524})
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """When and how long to wait before trying again.
-
-    Retries happen on the ``statuses`` (408, 429 and the transient 5xx) and on transport errors. The wait before
-    retry *n* (0-based) is ``min(backoff_max, backoff_base * 2**n)`` with "equal jitter" (half fixed, half
-    random), unless the server sent ``Retry-After`` (seconds or an HTTP-date): then that, capped at
-    ``retry_after_max``.
-    """
-
-    max_retries: int = 3
-    backoff_base: float = 0.5
-    backoff_max: float = 30.0
-    retry_after_max: float = 120.0
-    statuses: frozenset[int] = field(default_factory=_default_retry_statuses)
-
-    def backoff(self, attempt: int) -> float:
-        ceiling = min(self.backoff_max, self.backoff_base * (2**attempt))
-        return float(ceiling / 2 + random.uniform(0, ceiling / 2))
-
-
-def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
-    """Seconds to wait according to a ``Retry-After`` header (delta-seconds or HTTP-date); None if absent/bad."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: digits beyond C ints
-        return None
-    current = time.time() if now is None else now
-    return max(0.0, when.timestamp() - current)
-
-
-# --------------------------------------------------------------------------------------------------- transport
-
-
-@dataclass(frozen=True, slots=True)
-class TransportRequest:
-    """One request as the transport sees it: no redirects followed, no decoding done."""
-
-    method: str
-    url: str
-    headers: Mapping[str, str]
-    timeouts: Timeouts
-
-
-class TransportResponse(Protocol):
-    """What a transport returns: status, headers with lower-case keys, and the body as sent."""
-
-    @property
-    def status(self) -> int: ...
-
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-
-    def iter_chunks(self) -> AsyncIterator[bytes]:
-        """The body as sent (still content-encoded). Raises :class:`TransportError` if it breaks off."""
-        ...
-
-    async def aclose(self) -> None: ...
-
-
-class Transport(Protocol):
-    """Sends one request; follows no redirects and decodes nothing. Raises :class:`TransportError`."""
-
-    async def send(self, request: TransportRequest) -> TransportResponse: ...
-
-    async def aclose(self) -> None: ...
-
-
-def _lower_headers(items: Iterable[tuple[str, str]]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for k, v in items:
-        key = str(k).lower()
-        out[key] = f"{out[key]}, {v}" if key in out else str(v)
-    return out
-
-
-def _timeout_message(exc: BaseException, timeouts: Timeouts, what: str) -> str:
-    """Name the timeout that ran out: aiohttp raises ServerTimeoutError for connect/read, TimeoutError for total."""
-    import aiohttp
-
-    if isinstance(exc, aiohttp.ServerTimeoutError):
-        if "connect" in str(exc).lower():
-            return f"connect timeout: no connection within {timeouts.connect:g} s"
-        return f"read timeout: no bytes for {timeouts.read:g} s {what}"
-    if timeouts.total is not None:
-        return f"timed out after {timeouts.total:g} s (per-attempt total) {what}"
-    return f"timed out {what}"
-
-
-class _AiohttpResponse:
-    __slots__ = ("_resp", "_timeouts", "_url", "headers", "status")
-
-    def __init__(self, resp: aiohttp.ClientResponse, url: str, timeouts: Timeouts) -> None:
-        self._resp = resp
-        self._url = url
-        self._timeouts = timeouts
-        self.status = resp.status
-        self.headers = _lower_headers(resp.headers.items())
-
-    async def iter_chunks(self) -> AsyncIterator[bytes]:
-        import aiohttp
-
-        try:
-            async for chunk in self._resp.content.iter_chunked(_CHUNK):
-                yield chunk
-        except TimeoutError as exc:
-            raise TransportError(_timeout_message(exc, self._timeouts, "while reading the body"),
-                                 url=self._url) from None
-        except aiohttp.ClientPayloadError as exc:
-            raise TransportError(f"incomplete body: {exc}", url=self._url) from None
-        except (aiohttp.ClientError, OSError) as exc:
-            raise TransportError(f"connection broken while reading the body: {exc}", url=self._url) from None
-
-    async def aclose(self) -> None:
-        self._resp.release()
-
-
-class AiohttpTransport:
-    """The default transport: one aiohttp session with keep-alive connection reuse.
-
-    ``max_connections`` bounds open connections overall (the client bounds them per host). Decompression is off:
-    the client decodes Content-Encoding itself so the byte budget covers the decoded size too.
-    ``address_policy`` checks every address a host name resolves to, at connect time (a DNS answer can change
-    after the client checked the URL): refused addresses are dropped, and when none is left the request fails
-    with :class:`AddressRefusedError`."""
-
-    def __init__(self, *, max_connections: int = 64, address_policy: AddressPolicy | None = None) -> None:
-        self._max_connections = max_connections
-        self.address_policy = address_policy
-        self._session: aiohttp.ClientSession | None = None
-
-    def _get_session(self) -> aiohttp.ClientSession:
-        import aiohttp
-
-        if self._session is None or self._session.closed:
-            resolver = None if self.address_policy is None else _guarded_resolver(self.address_policy)
-            connector = aiohttp.TCPConnector(limit=self._max_connections, ttl_dns_cache=300, resolver=resolver)
-            self._session = aiohttp.ClientSession(
-                connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
-                skip_auto_headers=("Accept-Encoding", "User-Agent"),
-            )
-        return self._session
-
-    async def send(self, request: TransportRequest) -> TransportResponse:
-        import aiohttp
-
-        session = self._get_session()
-        t = request.timeouts
-        timeout = aiohttp.ClientTimeout(total=t.total, sock_connect=t.connect, sock_read=t.read)
-        try:
-            resp = await session.request(
-                request.method, request.url, headers=dict(request.headers), allow_redirects=False, timeout=timeout,
-            )
-        except (aiohttp.InvalidURL, ValueError) as exc:
-            raise TransportError(f"invalid URL: {exc}", url=request.url, retryable=False) from None
-        except aiohttp.ClientConnectorError as exc:
-            if isinstance(exc.os_error, _RefusedAddress):
-                raise AddressRefusedError(exc.os_error.reason, url=request.url) from None
-            raise TransportError(f"cannot connect: {exc.os_error or exc}", url=request.url) from None
-        except TimeoutError as exc:
-            raise TransportError(_timeout_message(exc, t, "waiting for the response"), url=request.url) from None
-        except (aiohttp.ClientError, OSError) as exc:
-            raise TransportError(f"connection error: {exc or type(exc).__name__}", url=request.url) from None
-        return _AiohttpResponse(resp, request.url, t)
-
-    async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-
-class _RefusedAddress(OSError):
-    """Raised by the guarded resolver; aiohttp wraps it in a ClientConnectorError, the transport unwraps it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-def _guarded_resolver(policy: AddressPolicy) -> aiohttp.abc.AbstractResolver:
-    """aiohttp's default resolver, filtered through ``policy`` (built lazily: aiohttp is imported late)."""
-    import ipaddress
-    import socket
-
-    from aiohttp.abc import AbstractResolver, ResolveResult
-    from aiohttp.resolver import DefaultResolver
-
-    class _GuardedResolver(AbstractResolver):
-        def __init__(self) -> None:
-            self._inner = DefaultResolver()
-
-        async def resolve(self, host: str, port: int = 0,
-                          family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
-            results = await self._inner.resolve(host, port, family)
-            parsed: list[tuple[ResolveResult, ipaddress.IPv4Address | ipaddress.IPv6Address]] = []
-            for r in results:
-                try:
-                    parsed.append((r, ipaddress.ip_address(str(r["host"]).split("%", 1)[0])))
-                except ValueError:
-                    continue  # not an address: nothing to connect to
-            kept, why = policy.check_resolved(host, [ip for _, ip in parsed])
-            if why is not None or not kept:
-                raise _RefusedAddress(why or f"refused: {host} resolves to no usable address")
-            allowed = set(kept)
-            return [r for r, ip in parsed if ip in allowed]
-
-        async def close(self) -> None:
-            await self._inner.close()
-
-    return _GuardedResolver()
-
-
-@dataclass(frozen=True, slots=True)
-class MockResponse:
-    """A canned answer of :class:`MockTransport`. ``body`` is sent as is (encode it yourself for
-    Content-Encoding tests); ``chunk_size`` splits it; ``fail_after`` bytes then a :class:`TransportError`."""
-
-    status: int = 200
-    body: bytes = b""
-    headers: Mapping[str, str] = field(default_factory=dict)
-    chunk_size: int = _CHUNK
-    fail_after: int | None = None
-
-
-class _MockResponse:
-    __slots__ = ("_mock", "_url", "headers", "status")
-
-    def __init__(self, mock: MockResponse, url: str) -> None:
-        self._mock = mock
-        self._url = url
-        self.status = mock.status
-        self.headers = {k.lower(): v for k, v in mock.headers.items()}
-
-    async def iter_chunks(self) -> AsyncIterator[bytes]:
-        body = self._mock.body
-        end = len(body) if self._mock.fail_after is None else min(len(body), self._mock.fail_after)
-        for i in range(0, end, max(1, self._mock.chunk_size)):
-            yield body[i : min(end, i + self._mock.chunk_size)]
-            await asyncio.sleep(0)
-        if self._mock.fail_after is not None:
-            raise TransportError("incomplete body (mock)", url=self._url)
-
-    async def aclose(self) -> None:
-        return None
-
-
-MockHandler = Callable[[TransportRequest], "MockResponse | Awaitable[MockResponse]"]
-
-
-class MockTransport:
-    """A transport answering from a function: ``handler(request) -> MockResponse`` (sync or async).
-
-    The handler may raise :class:`TransportError` to simulate a connection failure. Every request is kept in
-    ``requests`` so tests can assert what was sent."""
-
-    def __init__(self, handler: MockHandler) -> None:
-        self._handler = handler
-        self.requests: list[TransportRequest] = []
-
-    async def send(self, request: TransportRequest) -> TransportResponse:
-        self.requests.append(request)
-        result = self._handler(request)
-        if inspect.isawaitable(result):
-            result = await result
-        assert isinstance(result, MockResponse)
-        return _MockResponse(result, request.url)
-
-    async def aclose(self) -> None:
-        return None
 
 
 # --------------------------------------------------------------------------------------------------- response
@@ -438,112 +93,6 @@ class HttpResponse:
             raise HTTPStatusError(self.status, url=self.final_url)
 
 
-# --------------------------------------------------------------------------------------------------- decoding
-
-
-class _Decoder:
-    """Undo one Content-Encoding incrementally, never producing more than ``limit`` bytes per call."""
-
-    def __init__(self, encoding: str) -> None:
-        self.encoding = encoding
-        self._first = True
-        self._zlib: zlib._Decompress | None = None
-        self._br: brotli.Decompressor | None = None
-        if encoding in ("gzip", "x-gzip"):
-            self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif encoding == "deflate":
-            self._zlib = zlib.decompressobj(zlib.MAX_WBITS)
-        elif encoding == "br":
-            self._br = brotli.Decompressor()
-
-    def decode(self, data: bytes, limit: int) -> bytes:
-        """Decode ``data``; raises OverflowError when the output would exceed ``limit`` bytes."""
-        if self._br is not None:
-            out = self._br.process(data, output_buffer_limit=limit + 1)
-            if len(out) > limit or (not self._br.can_accept_more_data() and not self._br.is_finished()):
-                raise OverflowError
-            return bytes(out)
-        if self._zlib is None:
-            return data
-        if self._first and self.encoding == "deflate" and data and (data[0] & 0x0F) != 8:
-            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)  # raw deflate, as some servers send it
-        self._first = False
-        parts: list[bytes] = []
-        produced = 0
-        while data:
-            chunk = self._zlib.decompress(data, limit - produced + 1)
-            produced += len(chunk)
-            if produced > limit:
-                raise OverflowError
-            parts.append(chunk)
-            data = self._zlib.unconsumed_tail
-            if not data and self._zlib.eof and self._zlib.unused_data and self.encoding != "deflate":
-                # concatenated gzip members
-                data = self._zlib.unused_data
-                self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        return b"".join(parts)
-
-
-def _make_decoders(content_encoding: str | None) -> list[_Decoder]:
-    if not content_encoding:
-        return []
-    codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
-    decoders = [_Decoder(c) for c in reversed(codings) if c in ("gzip", "x-gzip", "deflate", "br")]
-    return decoders
-
-
-# --------------------------------------------------------------------------------------------------- cache
-
-
-class HttpCache:
-    """An on-disk store for conditional requests (ETag / Last-Modified), one pair of files per URL.
-
-    Only 200 responses carrying a validator are stored; writes are atomic (temp file + rename), so a crash never
-    leaves a half-written entry. Safe to share between runs, not between concurrent processes writing the same
-    URL (last writer wins, which is harmless)."""
-
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-
-    def _paths(self, url: str) -> tuple[Path, Path]:
-        key = hashlib.sha256(url.encode("utf-8")).hexdigest()
-        return self.directory / f"{key}.json", self.directory / f"{key}.body"
-
-    def load(self, url: str) -> tuple[dict[str, str], bytes] | None:
-        meta_path, body_path = self._paths(url)
-        try:
-            meta = json.loads(meta_path.read_text("utf-8"))
-            body = body_path.read_bytes()
-        except (OSError, ValueError):
-            return None
-        if not isinstance(meta, dict) or meta.get("url") != url or len(body) != meta.get("length"):
-            return None
-        headers = meta.get("headers")
-        return ({str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}), body
-
-    def validators(self, url: str) -> dict[str, str]:
-        """Conditional request headers for ``url`` (empty if nothing is cached)."""
-        meta_path, _ = self._paths(url)
-        try:
-            meta = json.loads(meta_path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return {}
-        headers = meta.get("headers", {}) if isinstance(meta, dict) else {}
-        out: dict[str, str] = {}
-        if headers.get("etag"):
-            out["If-None-Match"] = headers["etag"]
-        if headers.get("last-modified"):
-            out["If-Modified-Since"] = headers["last-modified"]
-        return out
-
-    def store(self, url: str, headers: Mapping[str, str], body: bytes) -> None:
-        if not (headers.get("etag") or headers.get("last-modified")):
-            return
-        meta_path, body_path = self._paths(url)
-        keep = {k: v for k, v in headers.items() if k in ("etag", "last-modified", "content-type", "date")}
-        atomic_write_bytes(body_path, body)
-        atomic_write_bytes(meta_path, json.dumps({"url": url, "length": len(body), "headers": keep}).encode())
 
 
 # --------------------------------------------------------------------------------------------------- client
@@ -756,71 +305,10 @@ class HttpClient:
         try:
             headers = dict(response.headers)
             status = response.status
-            length = headers.get("content-length", "")
-            if length.isdigit() and int(length) > budget and status not in _REDIRECT_STATUSES and not truncate:
-                raise ResponseTooLargeError(
-                    f"Content-Length {int(length):,} exceeds the byte budget of {budget:,}", url=request.url,
-                    limit=budget,
-                )
-            decoders = _make_decoders(headers.get("content-encoding"))
-            raw_parts: list[bytes] = []
-            parts: list[bytes] = []
-            wire = 0
-            produced = 0
-            passthrough = False
-            cut = False
-            async for chunk in response.iter_chunks():
-                wire += len(chunk)
-                last = False
-                if wire > budget and truncate:
-                    chunk = chunk[: len(chunk) - (wire - budget)]
-                    wire, last, cut = budget, True, True
-                elif wire > budget:
-                    raise ResponseTooLargeError(
-                        f"body exceeds the byte budget of {budget:,} bytes (download aborted)", url=request.url,
-                        limit=budget,
-                    )
-                if not decoders or passthrough:
-                    parts.append(chunk)
-                    produced += len(chunk)
-                    if last:
-                        break
-                    continue
-                raw_parts.append(chunk)
-                try:
-                    data = chunk
-                    for dec in decoders:
-                        data = dec.decode(data, budget - produced)
-                except OverflowError:
-                    if truncate:
-                        cut = True
-                        break
-                    raise ResponseTooLargeError(
-                        f"decoded body ({headers.get('content-encoding')}) exceeds the byte budget of {budget:,}"
-                        " bytes (download aborted)", url=request.url, limit=budget,
-                    ) from None
-                except (zlib.error, brotli.error) as exc:
-                    if produced == 0:
-                        # The server labels the body with a Content-Encoding it did not apply (common with .gz
-                        # files): keep the bytes as they came; the reader sniffs them.
-                        passthrough = True
-                        parts = list(raw_parts)
-                        produced = sum(len(p) for p in parts)
-                        continue
-                    raise ContentDecodingError(
-                        f"corrupt {headers.get('content-encoding')} body: {exc}", url=request.url
-                    ) from None
-                produced += len(data)
-                parts.append(data)
-                if produced:
-                    raw_parts.clear()  # decoding works: the raw bytes are no longer needed for a fallback
-                if last:
-                    break
-            body = b"".join(parts)
-            if truncate and len(body) > budget:
-                body, cut = body[:budget], True
-            self.stats.wire_bytes += wire
-            self.stats.body_bytes += len(body)
-            return status, headers, body, wire, cut
+            decoded = await read_body(response, headers, url=request.url, budget=budget, truncate=truncate,
+                                      check_length=status not in _REDIRECT_STATUSES)
+            self.stats.wire_bytes += decoded.wire
+            self.stats.body_bytes += len(decoded.body)
+            return status, headers, decoded.body, decoded.wire, decoded.truncated
         finally:
             await response.aclose()

@@ -30,20 +30,24 @@ from typing import TypeVar
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Problem
+from sitemapkit.core._problems import Location, Problem
 from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch._addresses import AddressPolicy
+from sitemapkit.fetch._binary import MESSAGE, looks_binary
 from sitemapkit.fetch._discover import Discovery, walk_site
-from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, RetryPolicy, Timeouts, Transport
-from sitemapkit.fetch._walk import EntryBatch, SitemapNode, WalkItem, WalkOptions
-from sitemapkit.read._parser import Event, Located, SitemapParser
-from sitemapkit.read._sniff import DocumentKind
+from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient
+from sitemapkit.fetch._retry import RetryPolicy
+from sitemapkit.fetch._transports import Timeouts, Transport
+from sitemapkit.fetch._walk import SM516, EntryBatch, SitemapNode, WalkItem, WalkOptions
+from sitemapkit.read import DocumentKind, Event, Located, SitemapParser
 
 __all__ = ["DocumentDone", "FetchSettings", "SourceEvent", "is_url_source", "iterate_async", "open_sources"]
 
 T = TypeVar("T")
 
 _READ_CHUNK = 256 * 1024
+#: Bytes looked at before deciding that a file is binary (fewer when the file is shorter).
+_SNIFF_BYTES = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +155,17 @@ def _close_when_stopped(parser: SitemapParser, chunk: bytes) -> Iterator[list[Ev
         yield parser.close()
 
 
+def _first_chunk(read: Callable[[int], bytes]) -> bytes:
+    """The first bytes of a stream, enough to tell binary data from text (all of it when it is shorter)."""
+    chunk = read(_READ_CHUNK)
+    while chunk and len(chunk) < _SNIFF_BYTES:
+        more = read(_READ_CHUNK)
+        if not more:
+            break
+        chunk += more
+    return chunk
+
+
 def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool,
                  max_bytes: int) -> Iterator[SourceEvent]:
     parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions)
@@ -162,8 +177,15 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
     if source == "-" and isinstance(stream, io.BufferedReader):
         read = stream.read1
     try:
+        chunk: bytes | None = _first_chunk(read)
+        if chunk and looks_binary(chunk, complete=len(chunk) < _READ_CHUNK and source != "-"):
+            # One line for the whole file, instead of a problem per line of garbage; the rest is not read.
+            yield SM516.problem(Location(source), MESSAGE)
+            yield DocumentDone(source, DocumentKind.UNKNOWN, 0, chunk if keep_bytes else None, None)
+            return
         while True:
-            chunk = read(_READ_CHUNK)
+            if chunk is None:
+                chunk = read(_READ_CHUNK)
             # In bounded steps: a highly compressed chunk's events are taken as they come, never piled up.
             batches = parser.feed_steps(chunk) if chunk else parser.close_steps()
             if kept is not None and chunk:
@@ -176,6 +198,7 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
                     yield ev
             if not chunk or parser.stopped:
                 break
+            chunk = None
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
@@ -185,11 +208,14 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
 def _node_events(node: SitemapNode) -> Iterator[SourceEvent]:
     """The end of a fetched document. Its problems were streamed already (``WalkOptions.stream_problems``): the
     node only holds a capped copy of them."""
-    for child in node.children:
-        try:
-            yield SitemapRef(child)
-        except InvalidEntryError:  # children were valid refs when read; never expected
-            continue
+    if node.child_refs:
+        yield from node.child_refs  # as the reader gave them: lastmod included, as from a file
+    else:
+        for child in node.children:
+            try:
+                yield SitemapRef(child)
+            except InvalidEntryError:  # children were valid refs when read; never expected
+                continue
     yield DocumentDone(node.url, node.kind, node.entries, node.body, node)
 
 

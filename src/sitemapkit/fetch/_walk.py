@@ -9,6 +9,9 @@ done (a parent's node always comes before its children's). Safety:
 - a depth limit for nested indexes, limits on the number of sitemaps and of URLs;
 - a bounded number of concurrent fetches, and a bounded output queue, so memory stays flat however large the
   tree (the consumer's pace drives the walk);
+- document order: sitemaps are fetched concurrently but handed over one at a time, in the order reading the
+  files one after the other gives (see :mod:`sitemapkit.fetch._order`): a fetched body waits for its turn, so at
+  most ``concurrency`` bodies are held ahead;
 - one failing child never stops the walk: every failure becomes a :class:`~sitemapkit.Problem` (SM5xx) on that
   sitemap's node.
 
@@ -29,9 +32,13 @@ from sitemapkit.core._errors import FetchError, InputError, SitemapkitError, Too
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
-from sitemapkit.fetch._http import AddressRefusedError, HttpClient, HttpResponse, ResponseTooLargeError
+from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
+from sitemapkit.fetch._decode import ResponseTooLargeError
+from sitemapkit.fetch._http import HttpClient, HttpResponse
+from sitemapkit.fetch._order import Key, Sequencer
 from sitemapkit.fetch._robots import url_key
-from sitemapkit.read._sniff import DocumentKind
+from sitemapkit.fetch._transports import AddressRefusedError
+from sitemapkit.read import DocumentKind, SitemapParser
 
 __all__ = [
     "EntryBatch",
@@ -79,6 +86,9 @@ SM515 = define_code("SM515", Severity.ERROR, "address refused",
                     "The sitemap (or a redirect) points at a loopback, private, link-local or other special "
                     "address; list public URLs only, or pass --allow-private-addresses if it is intended.",
                     area=_AREA)
+SM516 = define_code("SM516", Severity.ERROR, MESSAGE,
+                    "The document is binary (an image, an archive, a program): give a sitemap, XML, text or feed, "
+                    "gzip-compressed or not.", area=_AREA)
 
 
 class FoundVia(enum.Enum):
@@ -110,7 +120,9 @@ class WalkOptions:
     ``yield_entries=False`` only counts entries (``discover``); ``keep_bodies`` puts each document's bytes on its
     node (for validation); ``stream_problems`` also sends every problem as it is found, in
     :attr:`EntryBatch.problems` before the sitemap's node (none is dropped, whatever ``max_problems_per_sitemap``:
-    what reading the same document from a file gives), while the node keeps its capped copy."""
+    what reading the same document from a file gives), while the node keeps its capped copy. ``ordered`` (the
+    default) hands sitemaps over in document order (see the module docstring); False hands each one over as soon
+    as it is fetched."""
 
     follow: bool = True
     max_depth: int = 5
@@ -123,6 +135,7 @@ class WalkOptions:
     keep_bodies: bool = False
     queue_size: int = 8
     stream_problems: bool = False
+    ordered: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +153,8 @@ class SitemapNode:
     """One sitemap of the tree, once it is done.
 
     ``kind`` is None when nothing could be read; ``status`` None when no response came; ``entries`` counts URL
-    entries, ``children`` the sitemap URLs an index lists (in document order); ``size`` is the document size
+    entries, ``children`` the sitemap URLs an index lists (in document order; ``child_refs`` the same as the
+    reader gave them, lastmod included); ``size`` is the document size
     (Content-Encoding undone; ``bytes`` in JSON), ``wire_bytes`` what was downloaded; ``problems`` holds fetch
     and reader problems (at most ``max_problems_per_sitemap``; ``problem_count`` counts them all)."""
 
@@ -161,6 +175,7 @@ class SitemapNode:
     problem_count: int = 0
     from_cache: bool = False
     body: bytes | None = field(default=None, repr=False)
+    child_refs: tuple[SitemapRef, ...] = field(default=(), repr=False)
 
     @property
     def ok(self) -> bool:
@@ -195,15 +210,9 @@ class SitemapNode:
 WalkItem = EntryBatch | SitemapNode
 
 
-def _new_parser(source: str, max_bytes: int) -> Any:
-    """The reader's incremental parser (imported late: the reader is a sibling area)."""
-    from sitemapkit.read._parser import SitemapParser
-
-    return SitemapParser(source, max_decompressed_bytes=max_bytes)
-
-
 @dataclass(slots=True)
 class _Job:
+    key: Key
     seed: SitemapSeed
     depth: int
     parent: str | None
@@ -247,7 +256,8 @@ class _Walker:
         self.scheduled = 0
         self.urls = 0
         self.stopped = False
-        self.jobs: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self.jobs: asyncio.PriorityQueue[tuple[Key, _Job]] = asyncio.PriorityQueue()
+        self.order = Sequencer(ordered=options.ordered)
         self.out: asyncio.Queue[object] = asyncio.Queue(maxsize=max(1, options.queue_size))
 
     # -- scheduling -------------------------------------------------------------------------------------
@@ -258,15 +268,17 @@ class _Walker:
             return None  # the same seed twice (robots.txt listing it twice is reported by the robots pass)
         self.visited.add(key)
         self.scheduled += 1
-        self.jobs.put_nowait(_Job(seed, 0, None, None, None))
+        job = _Job((self.scheduled,), seed, 0, None, None, None)
+        self.order.add(job.key)
+        self.jobs.put_nowait((job.key, job))
         return None
 
-    def schedule_children(self, node_url: str, final_url: str, kind: DocumentKind, depth: int,
+    def schedule_children(self, parent: Key, node_url: str, final_url: str, kind: DocumentKind, depth: int,
                           children: list[str], problems: _Collector) -> list[_Job]:
         jobs: list[_Job] = []
         skipped_limit = 0
         host = (urlsplit(final_url).hostname or "").lower()
-        for child in children:
+        for i, child in enumerate(children):
             key = url_key(child)
             if key in self.visited:
                 problems.add(SM506.problem(Location(final_url, loc=child),
@@ -282,7 +294,8 @@ class _Walker:
                 continue
             self.visited.add(key)
             self.scheduled += 1
-            jobs.append(_Job(SitemapSeed(child, FoundVia.INDEX), depth + 1, node_url, kind, host))
+            jobs.append(_Job((*parent, i), SitemapSeed(child, FoundVia.INDEX), depth + 1, node_url, kind, host))
+            self.order.add(jobs[-1].key)
         if skipped_limit:
             problems.add(SM508.problem(Location(final_url), f"{skipped_limit} child sitemap(s) not fetched: the "
                                                             f"limit of {self.opts.max_sitemaps} sitemaps was reached"))
@@ -292,10 +305,8 @@ class _Walker:
 
     async def worker(self) -> None:
         while True:
-            job = await self.jobs.get()
+            _, job = await self.jobs.get()
             try:
-                if job is None:
-                    return
                 if not self.stopped:
                     try:
                         await self.visit(job)
@@ -303,10 +314,12 @@ class _Walker:
                         raise
                     except Exception as exc:  # a bug or an exotic transport error: one node fails, not the walk
                         problem = SM501.problem(Location(job.seed.url), f"{type(exc).__name__}: {exc}")
+                        await self.order.turn(job.key)
                         if self.opts.stream_problems:
                             await self.out.put(EntryBatch(job.seed.url, (), (problem,)))
                         await self._emit_node(SitemapNode(job.seed.url, job.seed.found_via, job.depth, job.parent,
                                                           problems=(problem,), problem_count=1))
+                self.order.done(job.key)  # after its children were added (in visit): they come next
             finally:
                 self.jobs.task_done()
 
@@ -325,22 +338,17 @@ class _Walker:
                                            f"listed by {job.parent} on host {job.parent_host}"))
         try:
             resp = seed.response or await self.client.get(seed.url, max_bytes=self.opts.max_bytes)
-        except AddressRefusedError as exc:
-            problems.add(SM515.problem(Location(seed.url), f"{seed.url} not fetched: {exc.reason}"))
-            await self._emit_node(node(), problems)
-            return
-        except TooManyRedirectsError as exc:
-            problems.add(SM503.problem(Location(seed.url), exc.reason))
-            await self._emit_node(node(), problems)
-            return
-        except ResponseTooLargeError as exc:
-            problems.add(SM504.problem(Location(seed.url), exc.reason))
-            await self._emit_node(node(), problems)
-            return
         except FetchError as exc:
-            problems.add(SM501.problem(Location(seed.url), exc.reason))
+            code = (SM515 if isinstance(exc, AddressRefusedError) else SM503 if isinstance(exc, TooManyRedirectsError)
+                    else SM504 if isinstance(exc, ResponseTooLargeError) else SM501)
+            problems.add(code.problem(Location(seed.url),
+                                      f"{seed.url} not fetched: {exc.reason}" if code is SM515 else exc.reason))
+            await self.order.turn(job.key)
             await self._emit_node(node(), problems)
             return
+        await self.order.turn(job.key)  # fetched: now wait until the sitemaps before this one are handed over
+        if self.stopped:
+            return  # the URL limit was reached by a sitemap before this one
         meta: dict[str, Any] = {
             "final_url": resp.final_url, "status": resp.status, "size": len(resp.body),
             "wire_bytes": resp.wire_bytes, "elapsed": resp.elapsed, "redirects": resp.redirects,
@@ -367,26 +375,31 @@ class _Walker:
             problems.add(SM510.problem(Location(resp.final_url), f"this index is listed by the index {job.parent}"))
         jobs: list[_Job] = []
         if children and self.opts.follow and not self.stopped:
-            jobs = self.schedule_children(seed.url, resp.final_url, kind or DocumentKind.INDEX, job.depth,
-                                          children, problems)
-        await self._emit_node(node(**meta, kind=kind, entries=entries, children=tuple(children),
-                                   body=resp.body if self.opts.keep_bodies else None), problems)
+            jobs = self.schedule_children(job.key, seed.url, resp.final_url, kind or DocumentKind.INDEX,
+                                          job.depth, [ref.loc for ref in children], problems)
+        await self._emit_node(node(**meta, kind=kind, entries=entries, children=tuple(r.loc for r in children),
+                                   child_refs=tuple(children), body=resp.body if self.opts.keep_bodies else None),
+                              problems)
         for j in jobs:
-            self.jobs.put_nowait(j)
+            self.jobs.put_nowait((j.key, j))
 
     async def _parse(self, url: str, resp: HttpResponse, problems: _Collector
-                     ) -> tuple[DocumentKind | None, int, list[str], float]:
+                     ) -> tuple[DocumentKind | None, int, list[SitemapRef], float]:
         loop = asyncio.get_running_loop()
         started = loop.time()
         source = resp.final_url
         entries = 0
-        children: list[str] = []
+        children: list[SitemapRef] = []
         kind: DocumentKind | None = None
         body = resp.body
         limit = self.opts.max_urls
         parser: Any = None
+        if looks_binary(body[:HEAD_BYTES], complete=len(body) <= HEAD_BYTES):
+            problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
+                                                         f"{resp.headers.get('content-type', 'none')!r})"))
+            return DocumentKind.UNKNOWN, 0, children, loop.time() - started
         try:
-            parser = _new_parser(source, self.opts.max_bytes)
+            parser = SitemapParser(source, max_decompressed_bytes=self.opts.max_bytes)
             step = _GZIP_SLICE if body[:2] == b"\x1f\x8b" else _SLICE
             starts: list[int | None] = [*range(0, len(body), step), None]
             # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
@@ -398,7 +411,7 @@ class _Walker:
                     if isinstance(item, UrlEntry):
                         batch.append(item)
                     elif isinstance(item, SitemapRef):
-                        children.append(item.loc)
+                        children.append(item)
                     elif isinstance(item, Problem):
                         problems.add(item)
                 if limit is not None and batch and self.urls + len(batch) >= limit:

@@ -4,16 +4,9 @@ nested gzip sniffed from the bytes). Feed it bytes, take entries and problems as
 
 from __future__ import annotations
 
-from sitemapkit.read._parser import (
-    Event,
-    Located,
-    ParseResult,
-    ReaderStateError,
-    SitemapParser,
-    iter_events,
-    parse_bytes,
-    read_file,
-)
+from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
+from sitemapkit.read._owner import Event, Located
+from sitemapkit.read._parser import ReaderStateError, SitemapParser
 from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
 
 __all__ = [

@@ -27,26 +27,17 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from sitemapkit.core._lastmod import lastmod_of_valid_form
+from sitemapkit.core._extensions import Alternate, Image, canonical_alternate, canonical_image
+from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form
 from sitemapkit.core._limits import MAX_LOC_LENGTH
-from sitemapkit.core._model import (
-    Alternate,
-    Changefreq,
-    Image,
-    canonical_alternate,
-    canonical_image,
-    canonical_url_entry,
-)
+from sitemapkit.core._model import Changefreq, canonical_url_entry
 from sitemapkit.core._urls import SIMPLE_URI
 from sitemapkit.read._codes import DUPLICATE_LOC
-from sitemapkit.read._parser import DUPLICATE_TRACKING_LIMIT
+from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Owner
 
-if TYPE_CHECKING:
-    from sitemapkit.read._xml import XmlEngine
-
-__all__ = ["ENABLED", "FastUrlset"]
+__all__ = ["ENABLED", "CanonicalLane", "FastUrlset", "UrlsetEngine"]
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
@@ -288,12 +279,39 @@ class CanonicalLane:
         return 1 + self._base_nl
 
 
+class UrlsetEngine(Protocol):
+    """What :class:`FastUrlset` uses of the XML engine that owns it (``_xml.XmlEngine``; the engine imports the
+    lane, never the other way): its lxml parser and line mapping, its value memos, and the element path's
+    builder of one entry (``_finish_url``) for blocks the lane does not build itself."""
+
+    o: Owner
+    _p: Any  # the engine's etree.XMLPullParser
+    _plain_emit: bool
+    _lm_cache: dict[str, LastMod]
+    _pr_cache: dict[str, float]
+    _lm_memo: bool
+    _line_offset: int
+    _col_fix_line: int
+    _col_fix: int
+
+    @property
+    def dead(self) -> bool: ...
+
+    def _lx_feed(self, data: bytes) -> None: ...
+
+    def _lm_cache_full(self) -> None: ...
+
+    def _finish_url(self, raw: str | None, lm: str | None, cf: str | None, pr: str | None,
+                    ext: list[tuple[int, Any]] | None, line: int | None, el: Any,
+                    images: list[Image] | None = None, alternates: list[Alternate] | None = None) -> None: ...
+
+
 class FastUrlset(CanonicalLane):
     """The reader's lane: canonical blocks become entries exactly as the element path builds them."""
 
     __slots__ = ("_e",)
 
-    def __init__(self, engine: XmlEngine) -> None:
+    def __init__(self, engine: UrlsetEngine) -> None:
         super().__init__()
         self._e = engine
 

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import TYPE_CHECKING
 
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._model import UrlEntry
 from sitemapkit.read import _codes as C
+from sitemapkit.read._owner import Owner
 from sitemapkit.read._sniff import EncodingInfo
-
-if TYPE_CHECKING:
-    from sitemapkit.read._parser import SitemapParser
 
 __all__ = ["GIVE_UP_AFTER_JUNK_LINES", "MAX_LINE_CHARS", "TextEngine"]
 
@@ -34,7 +31,7 @@ _EOL = re.compile(r"\r\n|\r|\n")
 class TextEngine:
     """Feeds decoded lines of a text sitemap to the owner parser."""
 
-    def __init__(self, owner: SitemapParser, enc: EncodingInfo) -> None:
+    def __init__(self, owner: Owner, enc: EncodingInfo) -> None:
         self.o = owner
         self._bom = enc.bom_length
         self._first = True

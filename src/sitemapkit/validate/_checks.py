@@ -136,7 +136,7 @@ def check_loc(raw: str | None, *, field: str = "loc") -> tuple[str | None, list[
                                           "2,048 (stricter than the XSD's 2,048)"))
         if is_placeholder_host(m.group(2)):
             found.append((C.LOC_PLACEHOLDER, f"{field} host {_q(m.group(2))} is a placeholder or local host: set "
-                                             "the site's real base URL"))
+                                             "the site's real base URL before publishing"))
         if "%C" in raw.upper() and _is_mojibake(raw):
             found.append((C.LOC_MOJIBAKE, f"{field} is double-encoded UTF-8 (mojibake): encode the original "
                                           "text once"))
@@ -152,8 +152,8 @@ def _check_loc_slow(raw: str, field: str) -> tuple[str | None, list[Finding]]:
     if text != raw:
         found.append((C.LOC_WHITESPACE, f"whitespace around the {field}: remove it"))
     if text.lower() in _PLACEHOLDER_LOCS:
-        found.append((C.LOC_PLACEHOLDER, f"{field} is the literal {_q(text)}: set the site's base URL in the "
-                                         "generator"))
+        found.append((C.LOC_NOT_ABSOLUTE, f"{field} is the literal {_q(text)}, not a URL: the generator wrote an "
+                                          "empty value; set the site's base URL in it"))
         return None, found
     if "{{" in text or "{%" in text:
         found.append((C.TEMPLATE, f"{field} contains template syntax: publish the rendered output"))
@@ -176,7 +176,7 @@ def _check_loc_slow(raw: str, field: str) -> tuple[str | None, list[Finding]]:
         found.append((C.LOC_NOT_ABSOLUTE, f"{field} has no host"))
     if host and is_placeholder_host(host):
         found.append((C.LOC_PLACEHOLDER, f"{field} host {_q(host)} is a placeholder or local host: set the site's "
-                                         "real base URL"))
+                                         "real base URL before publishing"))
     if not text.isascii() or " " in text or not _ALLOWED.fullmatch(text):
         what = "raw spaces" if " " in text else ("non-ASCII characters" if not text.isascii()
                                                   else "characters that must be escaped")

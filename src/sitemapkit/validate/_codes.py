@@ -71,7 +71,8 @@ ROOT_ELEMENT = _code("SM216", _E, "unexpected root or top-level element",
 # --- SM3xx: entries (loc, lastmod, changefreq, priority, scope) ---------------------------------------------
 LOC_EMPTY = _code("SM300", _E, "empty <loc>", "write the page's absolute URL", "<loc></loc>")
 LOC_NOT_ABSOLUTE = _code("SM301", _E, "loc is not an absolute http(s) URL",
-                         "write the full URL with scheme and host", "<loc>/about/</loc>  or  <loc>//host/a</loc>")
+                         "write the full URL with scheme and host",
+                         "<loc>/about/</loc>  or  <loc>//host/a</loc>  or  <loc>None</loc>")
 LOC_TOO_LONG = _code("SM302", _E, "loc is 2,048 characters or longer",
                      "shorten the URL (the protocol says less than 2,048; the XSD allows 2,048)",
                      "<loc>https://example.org/aaaa...(2,048 characters)</loc>")
@@ -83,9 +84,10 @@ LOC_FRAGMENT = _code("SM305", _W, "loc has a #fragment", "list the URL without t
                      "<loc>https://example.org/page#top</loc>")
 LOC_DUPLICATE = _code("SM306", _W, "URL listed more than once", "list each URL once",
                       "the same <loc> in two <url> elements")
-LOC_PLACEHOLDER = _code("SM307", _E, "placeholder or local host in a URL",
+LOC_PLACEHOLDER = _code("SM307", _W, "placeholder or local host in a URL (fine for tests and local previews, "
+                        "wrong on a published site)",
                         "set the site's real base URL in the generator",
-                        "<loc>http://localhost:3000/</loc>, <loc>None</loc>, https://yoursite.com/")
+                        "<loc>http://localhost:3000/</loc>, http://127.0.0.1:8100/, https://yoursite.com/")
 LOC_OUT_OF_SCOPE = _code("SM308", _E, "URL outside the sitemap's scope (scheme, host, port and directory)",
                          "move the sitemap up to a directory covering the URL, or use --allow-cross-host when "
                          "robots.txt of the URL's host lists the sitemap",

@@ -4,7 +4,7 @@ the same-lastmod pattern, counts). The format drivers (XML, text, feeds) call in
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -30,8 +30,15 @@ def line_of(element: Any) -> int | None:
     line = element.sourceline
     return line if isinstance(line, int) and line > 0 else None
 
-#: Problems kept per file (the summary still counts every one).
-MAX_PROBLEMS_PER_FILE = 10_000
+#: Problems listed per code in one file (``--max-problems``); the tally counts every one. File-level problems
+#: (no line and no loc: too many URLs, too large, unreadable) are always listed.
+MAX_PROBLEMS_PER_CODE = 10_000
+#: A bound on the file-level problems of one code too (in practice a file has a handful).
+MAX_FILE_LEVEL_PER_CODE = 10_000
+#: Lines of the last problems reported, kept whether listed or not (the XML pass drops the XSD's duplicate of a
+#: value a rule check judged): more than one entry ever reports.
+_RECENT = 4096
+_RECENT_MASK = _RECENT - 1
 #: Longest message kept (values quoted in messages are cut to QUOTE_CHARS already; this bounds any message).
 MAX_MESSAGE_CHARS = 2_000
 #: Longest loc kept in a problem's location (twice the protocol's limit): longer ones are cut like a quoted
@@ -65,6 +72,7 @@ class RunOptions:
     now: datetime
     allow_cross_host: bool
     xsd: bool = True
+    max_problems: int = MAX_PROBLEMS_PER_CODE
 
 
 @dataclass(slots=True)
@@ -80,6 +88,12 @@ class FileContext:
     error_count: int = 0
     warning_count: int = 0
     dropped: int = 0
+    #: Problems found per code (every one, listed or not).
+    tally: dict[str, int] = field(default_factory=dict)
+    #: Problems reported, listed or not (``error_count + warning_count``).
+    found: int = 0
+    #: While set, every problem reported goes through it first (a pass renaming what the shared checks find).
+    remap: Callable[[ProblemCode, str], tuple[ProblemCode, str]] | None = None
     entries: int = 0
     kind: str = "unknown"
     child_locs: list[tuple[str, int | None]] = field(default_factory=list)
@@ -93,6 +107,7 @@ class FileContext:
     _first_line: int | None = None
     _hosts: dict[str, bool] = field(default_factory=dict)
     _lastmods: dict[str, tuple[str | None, list[Finding]]] = field(default_factory=dict)
+    _recent: list[int | None] = field(default_factory=lambda: [None] * _RECENT)
 
     @property
     def google(self) -> bool:
@@ -104,16 +119,37 @@ class FileContext:
 
     def report(self, code: ProblemCode, message: str | None = None, line: int | None = None,
                column: int | None = None, loc: str | None = None, severity: Severity | None = None) -> None:
+        if self.remap is not None:
+            code, message = self.remap(code, message or code.title)
         sev = severity or code.severity
         if sev is Severity.ERROR:
             self.error_count += 1
         else:
             self.warning_count += 1
-        if len(self.problems) >= MAX_PROBLEMS_PER_FILE:
-            self.dropped += 1
+        self.found = n = self.found + 1
+        self._recent[n & _RECENT_MASK] = line
+        if self._over_cap(code.code, line is None and loc is None):
             return
         self.problems.append(_bounded(Problem(code.code, sev, message or code.title,
                                               Location(self.source, line, column, loc))))
+
+    def _over_cap(self, code: str, file_level: bool) -> bool:
+        """Count a problem of ``code``; True when it is not to be listed (its code has ``max_problems`` listed
+        already). File-level problems are listed whatever ``max_problems`` is (a file has a handful of them)."""
+        tally = self.tally
+        n = tally[code] = tally.get(code, 0) + 1
+        if n > (MAX_FILE_LEVEL_PER_CODE if file_level else self.options.max_problems):
+            self.dropped += 1
+            return True
+        return False
+
+    def lines_since(self, found: int) -> Iterator[int]:
+        """The lines of the problems reported since ``self.found`` was ``found`` (listed or not; the last
+        ``_RECENT`` at most): the values an entry's rule checks judged."""
+        for n in range(max(found, self.found - _RECENT) + 1, self.found + 1):
+            line = self._recent[n & _RECENT_MASK]
+            if line is not None:
+                yield line
 
     def bad_host(self, host: str) -> bool:
         """Cached :func:`is_placeholder_host`."""
@@ -128,9 +164,10 @@ class FileContext:
             self.error_count += 1
         else:
             self.warning_count += 1
-        if len(self.problems) >= MAX_PROBLEMS_PER_FILE:
-            self.dropped += 1
-        else:
+        location = problem.location
+        self.found = n = self.found + 1
+        self._recent[n & _RECENT_MASK] = location.line
+        if not self._over_cap(problem.code, location.line is None and location.loc is None):
             self.problems.append(_bounded(problem))
 
     def findings(self, found: Sequence[Finding], line: int | None, loc: str | None) -> None:

@@ -5,29 +5,36 @@ Data flow for one file: bytes (read in 1 MiB chunks) -> gzip inflation under a b
 -> one streaming pass for the kind (``XmlPass`` for urlset / index: well-formedness, XSD and rule checks together;
 ``TextPass``; ``FeedPass``) -> problems with file, line, column and the loc they concern. Cross-file checks
 (hreflang reciprocity, children of an index) run once every file is done.
+
+Around it: ``_files`` (directories expanded, files that are not sitemaps skipped, indexes first, an index's
+children found next to it, chunked reading), ``_result`` (the report assembled from the per-file contexts); the
+XML pass is given its fast lane here (``_lane_factory``), so that ``_xml`` and ``_lane`` never import each other.
 """
 
 from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
 
-from sitemapkit.core._errors import ConfigurationError, InputError
+from sitemapkit.core._errors import ConfigurationError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_SITEMAP_BYTES
-from sitemapkit.core._problems import Problem, Severity
+from sitemapkit.core._problems import Problem
 from sitemapkit.core._urls import is_url_source
-from sitemapkit.read._sniff import DocumentKind, GzipDecoder, detect_encoding, is_gzip, sniff, sniff_kind
+from sitemapkit.read import _lane as _fast
+from sitemapkit.read._sniff import DocumentKind, GzipDecoder, detect_encoding, is_gzip, sniff_kind
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import origin_of, scope_of
-from sitemapkit.validate._columns import add_columns
-from sitemapkit.validate._context import FileContext, Profile, RunOptions
+from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE, FileContext, Profile, RunOptions
+from sitemapkit.validate._files import Job, children, expand, order, plain_chunks, plain_chunks_of, read_chunks
 from sitemapkit.validate._hreflang import HreflangStore
+from sitemapkit.validate._lane import ValidatorLane
+from sitemapkit.validate._result import FileReport, SkippedFile, ValidationReport, assemble
+from sitemapkit.validate._strategy import LaneFactory
 from sitemapkit.validate._text import FeedPass, TextPass
 from sitemapkit.validate._xml import SITEMAP_NS, XmlPass
 
@@ -36,77 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FileReport", "Profile", "ValidationReport", "validate", "validate_bytes"]
 
-_CHUNK = 1 << 20
 _SNIFF_BYTES = 65536
-_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".txt", ".txt.gz", ".gz")
-
-
-@dataclass(frozen=True, slots=True)
-class FileReport:
-    """What was validated: the file, what it is, how many entries, and its counts of errors and warnings."""
-
-    source: str
-    kind: str
-    entries: int
-    errors: int
-    warnings: int
-    sitemap_url: str | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        return {"source": self.source, "kind": self.kind, "entries": self.entries, "errors": self.errors,
-                "warnings": self.warnings, "sitemap_url": self.sitemap_url}
-
-
-@dataclass(frozen=True, slots=True)
-class ValidationReport:
-    """The result of a run. ``valid`` is True when no error was found (warnings allowed)."""
-
-    files: tuple[FileReport, ...]
-    problems: tuple[Problem, ...]
-    profile: Profile
-    now: datetime
-    dropped: int = 0  # problems counted but not kept (more than 10,000 in one file)
-
-    @property
-    def error_count(self) -> int:
-        return sum(f.errors for f in self.files)
-
-    @property
-    def warning_count(self) -> int:
-        return sum(f.warnings for f in self.files)
-
-    @property
-    def valid(self) -> bool:
-        return self.error_count == 0
-
-    def passes(self, fail_on: Severity = Severity.ERROR) -> bool:
-        """True when nothing at or above ``fail_on`` was found."""
-        if fail_on is Severity.WARNING:
-            return self.error_count == 0 and self.warning_count == 0
-        return self.valid
-
-    def codes(self) -> list[str]:
-        return sorted({p.code for p in self.problems})
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "valid": self.valid,
-            "profile": self.profile.value,
-            "now": self.now.isoformat(timespec="seconds"),
-            "errors": self.error_count,
-            "warnings": self.warning_count,
-            "files": [f.to_dict() for f in self.files],
-            "problems": [p.to_dict() for p in self.problems],
-        }
-
-
-@dataclass(slots=True)
-class _Job:
-    path: Path
-    display: str
-    sitemap_url: str | None = None
-    parent: FileContext | None = None
-    parent_line: int | None = None
 
 
 @dataclass(slots=True)
@@ -136,12 +73,15 @@ def _coerce_now(now: datetime | str | None) -> datetime:
     return now
 
 
-def _options(profile: Profile | str, now: datetime | str | None, allow_cross_host: bool, xsd: bool) -> RunOptions:
+def _options(profile: Profile | str, now: datetime | str | None, allow_cross_host: bool, xsd: bool,
+             max_problems: int = MAX_PROBLEMS_PER_CODE) -> RunOptions:
     try:
         prof = Profile(profile) if isinstance(profile, str) else profile
     except ValueError:
         raise ConfigurationError(f"unknown profile {profile!r}; use 'sitemaps' or 'google'") from None
-    return RunOptions(prof, _coerce_now(now), allow_cross_host, xsd)
+    if isinstance(max_problems, bool) or not isinstance(max_problems, int) or max_problems < 0:
+        raise ConfigurationError(f"--max-problems must be a whole number, 0 or more, got {max_problems!r}")
+    return RunOptions(prof, _coerce_now(now), allow_cross_host, xsd, max_problems)
 
 
 def validate(
@@ -153,6 +93,7 @@ def validate(
     base_url: str | None = None,
     xsd: bool = True,
     fetch: FetchSettings | None = None,
+    max_problems: int = MAX_PROBLEMS_PER_CODE,
 ) -> ValidationReport:
     """Validate files, gzip files, directories of sitemaps, indexes with their children next to them, and URLs.
 
@@ -164,21 +105,27 @@ def validate(
     in ``/`` or the source is a directory); it enables the scope rule (RULES.md 13). Children of an index get
     their URL from the index. ``now`` (default: the current time) is the reference for future dates and news
     age. Raises :class:`InputError` for a source that does not exist and :class:`ConfigurationError` for bad
-    options; everything found *in* the files is a :class:`Problem` in the report."""
+    options; everything found *in* the files is a :class:`Problem` in the report.
+
+    In a directory only the files that are sitemaps (by their content: XML sitemaps, indexes, feeds, lists of
+    URLs) are validated; the others (``robots.txt``, HTML pages) are listed in ``report.skipped``. At most
+    ``max_problems`` problems of one code are listed per file (file-level problems always are); the tally
+    (``report.tally``) counts every one."""
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
-    options = _options(profile, now, allow_cross_host, xsd)
+    options = _options(profile, now, allow_cross_host, xsd, max_problems)
     if base_url is not None and origin_of(base_url) is None:
         raise ConfigurationError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
     names = [os.fspath(src) for src in sources]
     urls = [src for src in names if is_url_source(src)]
-    jobs = list(_expand([src for src in names if not is_url_source(src)], base_url))
+    skipped: list[SkippedFile] = []
+    jobs = list(expand([src for src in names if not is_url_source(src)], base_url, skipped))
     store = HreflangStore() if options.profile is Profile.GOOGLE else None
     run = _Run(options, store)
     try:
         if urls:
             _validate_urls(urls, run, fetch)
-        queue = _order(jobs)
+        queue = order(jobs)
         while queue:
             job = queue.pop(0)
             resolved = job.path.resolve()
@@ -190,7 +137,7 @@ def validate(
                 run.contexts.append(ctx)
                 run.paths.append(job.path)
                 if ctx.kind == "index":
-                    queue[0:0] = _children(ctx, job, queue)
+                    queue[0:0] = children(ctx, job, queue)
             if job.parent is not None and ctx.kind == "index":
                 job.parent.report(C.NESTED_INDEX, f"{ctx.sitemap_url or job.display} is itself a sitemap index: "
                                                   "list its child sitemaps directly (Google does not follow nested "
@@ -207,21 +154,9 @@ def validate(
     finally:
         if store is not None:
             store.close()
-    problems: list[Problem] = []
-    files: list[FileReport] = []
-    dropped = 0
-    for ctx, path in zip(run.contexts, run.paths, strict=True):
-        found = ctx.problems
-        if any(p.location.line is not None for p in found):
-            try:
-                found = add_columns(found, _plain_chunks_of(path) if isinstance(path, bytes) else _plain_chunks(path))
-            except (OSError, zlib.error):
-                pass  # columns are a convenience; the problems stand without them
-        problems.extend(sorted(found, key=_order_key))
-        files.append(FileReport(ctx.source, ctx.kind, ctx.entries, ctx.error_count, ctx.warning_count,
-                                ctx.sitemap_url))
-        dropped += ctx.dropped
-    return ValidationReport(tuple(files), tuple(problems), options.profile, options.now, dropped)
+    found = [(ctx, plain_chunks_of(path) if isinstance(path, bytes) else plain_chunks(path))
+             for ctx, path in zip(run.contexts, run.paths, strict=True)]
+    return assemble(found, options.profile, options.now, skipped=skipped, max_problems=max_problems)
 
 
 def validate_bytes(
@@ -233,10 +168,11 @@ def validate_bytes(
     now: datetime | str | None = None,
     allow_cross_host: bool = False,
     xsd: bool = True,
+    max_problems: int = MAX_PROBLEMS_PER_CODE,
 ) -> ValidationReport:
     """Validate one document held in memory (an HTTP body, a test string). ``sitemap_url`` enables the scope
     rule."""
-    options = _options(profile, now, allow_cross_host, xsd)
+    options = _options(profile, now, allow_cross_host, xsd, max_problems)
     store = HreflangStore() if options.profile is Profile.GOOGLE else None
     try:
         ctx = _new_context(source, sitemap_url, options, store)
@@ -249,9 +185,7 @@ def validate_bytes(
     finally:
         if store is not None:
             store.close()
-    problems = tuple(sorted(add_columns(ctx.problems, _plain_chunks_of(data)), key=_order_key))
-    return ValidationReport((FileReport(source, ctx.kind, ctx.entries, ctx.error_count, ctx.warning_count,
-                                        sitemap_url),), problems, options.profile, options.now, ctx.dropped)
+    return assemble([(ctx, plain_chunks_of(data))], options.profile, options.now, max_problems=max_problems)
 
 
 # --- sources ---------------------------------------------------------------------------------------------
@@ -301,88 +235,6 @@ def _validate_urls(urls: list[str], run: _Run, fetch: FetchSettings | None) -> N
         run.paths.append(b"")
 
 
-def _expand(sources: Iterable[str | os.PathLike[str]], base_url: str | None) -> Iterator[_Job]:
-    for src in sources:
-        text = os.fspath(src)
-        path = Path(text)
-        if path.is_dir():
-            base = base_url if base_url is None or base_url.endswith("/") else base_url + "/"
-            found = False
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and child.name.lower().endswith(_SITEMAP_SUFFIXES):
-                    rel = child.relative_to(path).as_posix()
-                    found = True
-                    yield _Job(child, str(child), urljoin(base, rel) if base else None)
-            if not found:
-                raise InputError(f"{text}: no sitemap files (*.xml, *.xml.gz, *.txt, *.gz) in this directory")
-        elif path.is_file():
-            url = None
-            if base_url is not None:
-                url = base_url + path.name if base_url.endswith("/") else base_url
-            yield _Job(path, text, url)
-        elif path.exists():
-            raise InputError(f"{text}: not a regular file or directory")
-        else:
-            raise InputError(f"{text}: no such file or directory")
-
-
-def _head(path: Path) -> bytes:
-    with path.open("rb") as f:
-        return f.read(8192)
-
-
-def _order(jobs: list[_Job]) -> list[_Job]:
-    """Indexes first, so that their children are validated knowing their URL (and scope)."""
-    def is_index(job: _Job) -> bool:
-        try:
-            return sniff(_head(job.path)).kind.kind is DocumentKind.INDEX
-        except OSError:
-            return False
-    indexes = [j for j in jobs if is_index(j)]
-    return indexes + [j for j in jobs if j not in indexes]
-
-
-def _children(ctx: FileContext, job: _Job, queue: list[_Job]) -> list[_Job]:
-    """Child sitemaps of an index found next to it; each queued job gets its URL from the index."""
-    out: list[_Job] = []
-    directory = job.path.parent
-    base_dir = None
-    if ctx.sitemap_url is not None:
-        path = urlsplit(ctx.sitemap_url).path
-        base_dir = (origin_of(ctx.sitemap_url) or "") + path[: path.rfind("/") + 1]
-    missing: list[tuple[str, int | None, str]] = []
-    names = {p.name for p in directory.iterdir() if p.is_file()}
-    queued = {j.path.resolve(): j for j in queue}
-    for loc, line in ctx.child_locs:
-        bare = loc.split("#", 1)[0].split("?", 1)[0]
-        name = bare.rsplit("/", 1)[-1]
-        found: Path | None = None
-        if base_dir is not None and bare.startswith(base_dir):
-            rel = bare[len(base_dir):]
-            if rel and "/" in rel and ".." not in rel.split("/") and (directory / rel).is_file():
-                found = directory / rel
-        if found is None and name in names:
-            found = directory / name
-        if found is None:
-            missing.append((loc, line, str(directory / (name or "?"))))
-            continue
-        existing = queued.get(found.resolve())
-        if existing is not None:
-            queue.remove(existing)
-            existing.sitemap_url = existing.sitemap_url or loc
-            existing.parent, existing.parent_line = ctx, line
-            out.append(existing)
-        else:
-            out.append(_Job(found, str(found), loc, ctx, line))
-    # Children are looked for only when the index comes with some of them: an index validated on its own (none
-    # of its children beside it) is not flooded with "missing" warnings.
-    if out:
-        for loc, line, looked in missing:
-            ctx.report(C.CHILD_MISSING, f"{loc} is not next to the index (looked for {looked}): publish it or "
-                                        "remove the entry", line, None, loc)
-    return out
-
-
 # --- one file ------------------------------------------------------------------------------------------------
 
 def _new_context(source: str, sitemap_url: str | None, options: RunOptions,
@@ -391,51 +243,19 @@ def _new_context(source: str, sitemap_url: str | None, options: RunOptions,
     return FileContext(source, options, sitemap_url=sitemap_url, scope=scope, hreflang=store)
 
 
-def _order_key(p: Problem) -> tuple[int, int, str]:
-    return (p.location.line or 0, p.location.column or 0, p.code)
-
-
-def _plain_chunks_of(data: bytes) -> Iterator[bytes]:
-    """The document's bytes after gzip (for the column pass)."""
-    if not is_gzip(data):
-        yield data
-        return
-    decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
-    yield from decoder.iter_decompress(data)
-    yield from decoder.flush()
-
-
-def _plain_chunks(path: Path) -> Iterator[bytes]:
-    decoder: GzipDecoder | None = None
-    first = True
-    for chunk in _read_chunks(path):
-        if first:
-            first = False
-            if is_gzip(chunk):
-                decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
-        if decoder is None:
-            yield chunk
-        else:
-            yield from decoder.iter_decompress(chunk)
-            if decoder.exceeded:
-                return
-    if decoder is not None:
-        yield from decoder.flush()
-
-
-def _read_chunks(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as f:
-        while chunk := f.read(_CHUNK):
-            yield chunk
-
-
-def _validate_file(job: _Job, run: _Run) -> FileContext:
+def _validate_file(job: Job, run: _Run) -> FileContext:
     ctx = _new_context(job.display, job.sitemap_url, run.options, run.store)
     try:
-        _run_stream(ctx, _read_chunks(job.path))
+        _run_stream(ctx, read_chunks(job.path))
     except OSError as exc:
         ctx.report(C.UNREADABLE, f"cannot read the file: {exc.strerror or exc}")
     return ctx
+
+
+def _lane_factory() -> LaneFactory | None:
+    """The fast lane the XML pass is given (a urlset's canonical blocks checked from the bytes), unless turned
+    off (``sitemapkit.read._lane.ENABLED``, for the tests that compare both paths)."""
+    return ValidatorLane if _fast.ENABLED else None
 
 
 class _Sink:
@@ -511,7 +331,7 @@ class _Sink:
                 got = f"namespace {info.namespace!r}" if info.namespace else "no namespace"
                 ctx.report(C.NAMESPACE, f"<{info.root}> has {got}: use xmlns=\"{SITEMAP_NS}\" (http, no trailing "
                                         "slash)", 1)
-            self._pass = XmlPass(ctx, index=kind is DocumentKind.INDEX, namespace_ok=ns_ok)
+            self._pass = XmlPass(ctx, index=kind is DocumentKind.INDEX, namespace_ok=ns_ok, lane=_lane_factory())
         elif kind is DocumentKind.TEXT:
             self._pass = TextPass(ctx, enc.encoding if enc.known else "utf-8")
             head = head[enc.bom_length:]
@@ -523,7 +343,7 @@ class _Sink:
                                            "<sitemapindex>", 1)
             else:
                 # Not even a root element: let the XML parser say where it breaks.
-                self._pass = XmlPass(ctx, index=False, namespace_ok=False)
+                self._pass = XmlPass(ctx, index=False, namespace_ok=False, lane=_lane_factory())
                 self._pass.feed(head)
                 return
             self._skip = True

@@ -1,6 +1,6 @@
 """The validator's fast lane: canonical ``<url>`` blocks checked from the bytes, XSD-validated in batches of bytes.
 
-The reader's lane (``_read_fast``) finds blocks that are plain by construction: ``loc``, ``lastmod``,
+The reader's lane (``sitemapkit.read._lane``) finds blocks that are plain by construction: ``loc``, ``lastmod``,
 ``changefreq``, ``priority`` in the XSD's order, then ``image:image`` holding only ``image:loc`` and
 ``xhtml:link rel="alternate"`` with hreflang and href; values of printable ASCII without markup or references.
 For the validator this lane does two things with them, without building lxml elements one by one:
@@ -21,28 +21,25 @@ the lane on and off.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sitemapkit.core._limits import MAX_IMAGES_PER_URL
 from sitemapkit.read._lane import CanonicalLane
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
-
-if TYPE_CHECKING:
-    from sitemapkit.validate._xml import XmlPass
+from sitemapkit.validate._strategy import LaneHost
 
 __all__ = ["ValidatorLane"]
 
 
 class ValidatorLane(CanonicalLane):
-    """Checks canonical blocks for one :class:`XmlPass` and hands it the rest of the document."""
+    """Checks canonical blocks for one XML pass (seen as a :class:`LaneHost`) and hands it the rest of the
+    document. The driver gives the XML pass this class as its lane factory."""
 
     __slots__ = ("_batch_limit", "_region", "_region_count", "_region_line", "_xp")
 
     _TAILED = True
 
-    def __init__(self, xp: XmlPass, batch_limit: int) -> None:
+    def __init__(self, xp: LaneHost, batch_limit: int) -> None:
         super().__init__()
         self._xp = xp
         self._batch_limit = batch_limit
@@ -51,8 +48,8 @@ class ValidatorLane(CanonicalLane):
         self._region_line = 0  # document line of the region's first byte
 
     def _start(self, head: bytes) -> bool:
-        self._xp._lx_feed(head)
-        return not self._xp._dead
+        self._xp.lx_feed(head)
+        return not self._xp.dead
 
     def _batch_doc(self) -> bytes:
         head = self._head
@@ -64,12 +61,11 @@ class ValidatorLane(CanonicalLane):
     def _consume(self, text: str, pos: int, buf: bytes) -> int:
         xp = self._xp
         ctx = xp.ctx
-        problems = ctx.problems
         entry_loc = ctx.entry_loc
         entry_lastmod = ctx.entry_lastmod
-        google = xp._google
-        store = xp._store
-        xsd = xp._xsd
+        google = xp.google
+        store = xp.store
+        xsd = xp.xsd
         items = self._items
         findings = ctx.findings
         good_langs = _GOOD_HREFLANG
@@ -84,7 +80,7 @@ class ValidatorLane(CanonicalLane):
             self._region_line = cline + count("\n", 0, pos)
         # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
         all_flat = count("\n") == count("</url>\n")
-        done = 0  # blocks checked, added to xp._count before anything reads it
+        done = 0  # blocks checked, added to xp.count before anything reads it
         for m in self._block.finditer(text, pos):
             start = m.start()
             if start != pos:
@@ -95,7 +91,7 @@ class ValidatorLane(CanonicalLane):
             cpos = start
             flat = all_flat or text.find("\n", start, m.end(5)) < 0  # the whole element on one line
             done += 1
-            before = len(problems)
+            before = ctx.found
             # --- what XmlPass._url does with the same values, in the same order ---
             loc = entry_loc(raw or None, cline if flat else cline + count("\n", start, m.start(1)))
             if lm is not None:
@@ -179,7 +175,7 @@ class ValidatorLane(CanonicalLane):
                             check_image_loc(ctx, image_text, line, loc)
                     if links is not None:
                         check_alternates(ctx, links, loc)
-            if len(problems) != before:
+            if ctx.found != before:
                 xp.note_value_lines(before)
             if xsd:
                 region_count += 1
@@ -189,10 +185,10 @@ class ValidatorLane(CanonicalLane):
                     region_count = 0
                     region_from = pos
                     self._region_line = cline + count("\n", start, pos)
-                    xp._count += done
+                    xp.count += done
                     done = 0
                     xp.flush_bytes_batch(doc)
-        xp._count += done
+        xp.count += done
         self._region_count = region_count
         if xsd and region_from < pos:
             self._region.append(buf[region_from:pos])
@@ -204,9 +200,9 @@ class ValidatorLane(CanonicalLane):
             xp.adopt_batch(self._batch_doc(), self._region_count)
             self._region_count = 0
         if skipped == 0:  # still on the root start tag's line: lxml's columns continue from the head
-            xp._col_fix_line = self._head_nl + 1
-            xp._col_fix = self._col - self._head_col
+            xp.col_fix_line = self._head_nl + 1
+            xp.col_fix = self._col - self._head_col
             return rest
-        xp._col_fix_line = self._head_nl + 1 + skipped
-        xp._col_fix = self._col
+        xp.col_fix_line = self._head_nl + 1 + skipped
+        xp.col_fix = self._col
         return b"\n" * skipped + rest

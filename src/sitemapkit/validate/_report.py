@@ -9,7 +9,7 @@ from collections import Counter
 from lxml import etree
 
 from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
-from sitemapkit.validate._driver import ValidationReport
+from sitemapkit.validate._result import ValidationReport
 
 __all__ = ["format_json", "format_junit", "format_text"]
 
@@ -33,18 +33,25 @@ def _line(problem: Problem) -> str:
 
 
 def format_text(report: ValidationReport) -> str:
-    """One ``file:line:column: severity CODE: message [loc]`` line per problem, then a summary."""
+    """One ``file:line:column: severity CODE: message [loc]`` line per problem, one ``skipped`` line per file that
+    is not a sitemap, then a summary and the tally per code (true counts, listed or not)."""
     lines = [_line(p) for p in report.problems]
+    lines.extend(f"{escape_controls(s.source)}: skipped: {escape_controls(s.reason)}" for s in report.skipped)
     errors, warnings = report.error_count, report.warning_count
     entries = sum(f.entries for f in report.files)
     verdict = "valid" if report.valid else "NOT valid"
     summary = (f"{len(report.files)} file(s), {entries:,} entries, profile {report.profile.value}: "
                f"{errors:,} error(s), {warnings:,} warning(s) -> {verdict}")
+    if report.skipped:
+        summary += f"; {len(report.skipped)} file(s) skipped (not sitemaps)"
     if report.dropped:
-        summary += f" ({report.dropped:,} problems not listed; 10,000 kept per file)"
-    by_code = Counter(p.code for p in report.problems)
-    if by_code:
-        summary += "\n" + ", ".join(f"{code} x{n}" for code, n in sorted(by_code.items()))
+        summary += (f" ({report.dropped:,} problems not listed: at most {report.max_problems:,} of one code per file, "
+                    "see --max-problems)")
+    tally = report.tally
+    if tally:
+        listed = Counter(p.code for p in report.problems)
+        summary += "\n" + ", ".join(f"{code} x{n:,}" + (f" ({listed[code]:,} listed)" if listed[code] != n else "")
+                                    for code, n in tally.items())
     lines.append(summary)
     return "\n".join(lines) + "\n"
 
@@ -57,11 +64,12 @@ def format_json(report: ValidationReport, *, indent: int | None = 2) -> str:
 
 def format_junit(report: ValidationReport) -> str:
     """JUnit XML: one test suite, one test case per file; errors are failures, warnings go to system-out."""
-    suites = etree.Element("testsuites", name="sitemapkit validate", tests=str(len(report.files)),
+    tests = str(len(report.files) + len(report.skipped))
+    suites = etree.Element("testsuites", name="sitemapkit validate", tests=tests,
                            failures=str(sum(1 for f in report.files if f.errors)))
     suite = etree.SubElement(suites, "testsuite", name=f"sitemapkit validate ({report.profile.value})",
-                             tests=str(len(report.files)),
-                             failures=str(sum(1 for f in report.files if f.errors)), errors="0", skipped="0")
+                             tests=tests, failures=str(sum(1 for f in report.files if f.errors)), errors="0",
+                             skipped=str(len(report.skipped)))
     by_source: dict[str, list[Problem]] = {}
     for p in report.problems:
         by_source.setdefault(p.location.source, []).append(p)
@@ -77,5 +85,8 @@ def format_junit(report: ValidationReport) -> str:
         if warnings:
             out = etree.SubElement(case, "system-out")
             out.text = "\n".join(_xml_safe(_line(p)) for p in warnings)
+    for s in report.skipped:
+        case = etree.SubElement(suite, "testcase", classname="sitemapkit.validate", name=_xml_safe(s.source))
+        etree.SubElement(case, "skipped", message=_xml_safe(s.reason))
     data: bytes = etree.tostring(suites, xml_declaration=True, encoding="UTF-8", pretty_print=True)
     return data.decode("utf-8")

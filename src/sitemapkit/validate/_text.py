@@ -6,7 +6,7 @@ import codecs
 import re
 
 from sitemapkit.core._limits import MAX_URLS_PER_SITEMAP
-from sitemapkit.core._problems import QUOTE_CHARS, Problem, quote_value
+from sitemapkit.core._problems import QUOTE_CHARS, Problem, ProblemCode, quote_value
 from sitemapkit.read._parser import Event, Located, SitemapParser
 from sitemapkit.read._text import MAX_LINE_CHARS
 from sitemapkit.validate import _codes as C
@@ -17,6 +17,14 @@ __all__ = ["FeedPass", "TextPass"]
 
 _URL_LIKE = re.compile(r"\s*https?://\S", re.IGNORECASE)
 
+
+
+def _as_text_line(code: ProblemCode, message: str) -> tuple[ProblemCode, str]:
+    """A loc problem of a text sitemap's line that is no URL at all (SM300, SM301) becomes SM215."""
+    if code is C.LOC_NOT_ABSOLUTE or code is C.LOC_EMPTY:
+        return C.TEXT_LINE, (message.replace("URL is", "line is", 1)
+                             + " (a text sitemap holds nothing but absolute URLs)")
+    return code, message
 
 class TextPass:
     """Validate a text sitemap fed in chunks.
@@ -136,17 +144,13 @@ class TextPass:
             self._template = True
             return
         ctx = self.ctx
-        before = len(ctx.problems)
-        errors_before = ctx.error_count + ctx.warning_count
-        ctx.entry_loc(line, self._line, field="URL")
-        if ctx.error_count + ctx.warning_count == errors_before:
-            return
-        # Lines that are not URLs at all are text-sitemap errors (SM215), not loc errors.
-        for i in range(before, len(ctx.problems)):
-            p = ctx.problems[i]
-            if p.code in (C.LOC_NOT_ABSOLUTE.code, C.LOC_EMPTY.code):
-                ctx.problems[i] = C.TEXT_LINE.problem(p.location, p.message.replace(
-                    "URL is", "line is", 1) + " (a text sitemap holds nothing but absolute URLs)")
+        # Lines that are not URLs at all are text-sitemap errors (SM215), not loc errors: renamed as they are
+        # reported, so that the tally and the per-code cap see SM215.
+        ctx.remap = _as_text_line
+        try:
+            ctx.entry_loc(line, self._line, field="URL")
+        finally:
+            ctx.remap = None
 
 
 class FeedPass:

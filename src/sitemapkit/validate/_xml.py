@@ -8,9 +8,10 @@ tree reports each error at the line of its node, so XSD errors keep exact lines,
 two batches of entries are alive. A full batch is validated on a worker thread (libxml2 validates without the GIL)
 while the main thread parses and checks the next one; the final batch is validated on the main thread. An entry
 leaves the tree when the next one has ended, so the text after it (its tail, validated with it) is complete
-whatever the chunking. Canonical ``<url>`` blocks never become elements here: ``_validate_fast`` checks them from
+whatever the chunking. Canonical ``<url>`` blocks never become elements here: the fast lane (``_lane``) checks them from
 the bytes and hands this pass their XSD batches as small documents, and the rest of the document from the first
-block that is not canonical.
+block that is not canonical. The lane is a strategy this pass is given (``_strategy``: the driver passes its
+factory); the XSD batching lives in ``_xsd``.
 (``iterparse(schema=...)`` validates while parsing but reports every error at line 0, which is why it is not
 used; ARCHITECTURE.md has the measurements.)
 """
@@ -18,15 +19,13 @@ used; ARCHITECTURE.md has the measurements.)
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any
 
 from lxml import etree
 
 from sitemapkit.core._limits import MAX_INDEX_ENTRIES, MAX_NEWS_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._problems import ProblemCode
-from sitemapkit.read import _lane as _fast
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._context import FileContext, line_of
@@ -40,8 +39,9 @@ from sitemapkit.validate._google import (
     check_news,
     check_video,
 )
-from sitemapkit.validate._lane import ValidatorLane
 from sitemapkit.validate._schemas import SchemaKind, load_schema
+from sitemapkit.validate._strategy import Lane, LaneFactory
+from sitemapkit.validate._xsd import XsdBatching, copy_root
 
 __all__ = ["SITEMAP_NS", "XSD_BATCH", "XmlPass"]
 
@@ -57,8 +57,6 @@ _IMAGE_LOC = "{" + IMAGE_NS + "}loc"
 _VIDEO = "{" + VIDEO_NS + "}video"
 _NEWS = "{" + NEWS_NS + "}news"
 _LINK = "{" + XHTML_NS + "}link"
-_ELEMENT_NAME = re.compile(r"Element '(?:\{[^}]*\})?([^']+)'")
-_STRUCTURE_HINTS = ("not expected", "Missing child", "No matching global", "is not allowed", "not accepted")
 _VALUE_ELEMENTS = frozenset({"loc", "lastmod", "changefreq", "priority", "duration", "rating",
                              "publication_date", "language", "href", "hreflang"})
 
@@ -82,65 +80,12 @@ def _syntax_message(msg: str) -> tuple[ProblemCode, str]:
     return C.NOT_WELL_FORMED, f"not well-formed XML: {msg}"
 
 
-def _copy_root(root: Element) -> Element:
-    """An empty element like the root (same name, attributes, namespace declarations and line, so that XSD
-    errors about the root's attributes carry the root's line)."""
-    nsmap: Any = root.nsmap
-    attrib: dict[str, str] = {str(k): str(v) for k, v in root.attrib.items()}
-    copy = etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
-    if root.sourceline:
-        cast(Any, copy).sourceline = root.sourceline
-    return copy
+class XmlPass(XsdBatching):
+    """Validate one urlset or sitemap index, fed in chunks (``feed`` then ``close``).
 
+    ``lane`` (for a urlset) builds the fast lane this pass hands its bytes to first (see ``_strategy``)."""
 
-#: The compiled schemas are shared (cached) and keep their error log on the schema object, so one validation at
-#: a time may run: held around ``validate`` + ``error_log`` (the worker thread, the main thread, other callers).
-_SCHEMA_LOCK = threading.Lock()
-
-
-XsdError = tuple[int | None, str]  # (line, message)
-
-
-def _schema_errors(schema: etree.XMLSchema, batch: Element) -> list[XsdError]:
-    with _SCHEMA_LOCK:
-        if schema.validate(batch):
-            return []
-        return [(e.line or None, e.message) for e in cast(Any, schema.error_log)]
-
-
-class _BatchValidation(threading.Thread):
-    """One detached batch validated on a worker thread: libxml2 validates without the GIL, so the main thread
-    parses and checks the next batch meanwhile. At most one runs at a time (the schema object and its error log
-    are used by one thread at a time); the batch document is not touched by the main thread until joined."""
-
-    def __init__(self, schema: etree.XMLSchema, batch: Element, value_lines: set[tuple[int, str]]) -> None:
-        super().__init__(name="sitemapkit-xsd", daemon=True)
-        self.schema = schema
-        self.batch: Element | None = batch
-        self.value_lines = value_lines
-        self.errors: list[XsdError] = []
-        self.failure: BaseException | None = None
-        self.start()
-
-    def run(self) -> None:
-        batch = self.batch
-        assert batch is not None
-        try:
-            self.errors = _schema_errors(self.schema, batch)
-        except BaseException as exc:  # handed to the main thread by XmlPass._collect
-            self.failure = exc
-
-
-def batch_root(doc: bytes) -> Element:
-    """Parse a batch document built by the fast lane (well-formed by construction)."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    return etree.fromstring(doc, parser)
-
-
-class XmlPass:
-    """Validate one urlset or sitemap index, fed in chunks (``feed`` then ``close``)."""
-
-    def __init__(self, ctx: FileContext, *, index: bool, namespace_ok: bool) -> None:
+    def __init__(self, ctx: FileContext, *, index: bool, namespace_ok: bool, lane: LaneFactory | None = None) -> None:
         self.ctx = ctx
         self.index = index
         entry = "sitemap" if index else "url"
@@ -150,42 +95,43 @@ class XmlPass:
         self._parser = etree.XMLPullParser(
             events=("end",), tag="{*}" + entry, resolve_entities=False, no_network=True, load_dtd=False,
         )
-        self._xsd = ctx.options.xsd and namespace_ok
-        self._schema = load_schema(SchemaKind.INDEX if index else SchemaKind.URLSET) if self._xsd else None
-        self._root: Element | None = None
-        self._batch: Element | None = None
+        self.xsd = ctx.options.xsd and namespace_ok
+        self._schema = load_schema(SchemaKind.INDEX if index else SchemaKind.URLSET) if self.xsd else None
+        self._root = None
+        self._batch = None
         self._batch_size = 0
-        self._value_lines: set[tuple[int, str]] = set()
-        self._running: _BatchValidation | None = None
+        self._value_lines = set()
+        self._running = None
         self._pending: Any = None  # the last entry ended, taken out when the next one ends (see _drain)
-        self._xsd_seen: set[tuple[int, str]] = set()
-        self._dead = False
-        self._count = 0
+        self._xsd_seen = set()
+        self.dead = False
+        self.count = 0
         self._news = 0
         self._saw_root = False
         self._tags = (_S + "loc", _S + "lastmod", _S + "changefreq", _S + "priority")
-        self._google = ctx.google
-        self._store = ctx.hreflang if self._google else None
-        self._col_fix_line = 0
-        self._col_fix = 0
-        self._lane: ValidatorLane | None = ValidatorLane(self, XSD_BATCH) if _fast.ENABLED and not index else None
+        self.google = ctx.google
+        self.store = ctx.hreflang if self.google else None
+        self.col_fix_line = 0
+        self.col_fix = 0
+        self._threaded = XSD_IN_THREAD
+        self._lane: Lane | None = lane(self, XSD_BATCH) if lane is not None and not index else None
 
     # --- driving -----------------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
-        if self._dead:
+        if self.dead:
             return
         lane = self._lane
         if lane is not None:
-            # Canonical <url> blocks are checked from the bytes (_validate_fast); lxml gets the prolog at once
+            # Canonical <url> blocks are checked from the bytes (the lane); lxml gets the prolog at once
             # and the rest of the document from the first block that is not canonical.
             data = lane.feed(data)
             if lane.off:
                 self._lane = None
-            if not data or self._dead:
+            if not data or self.dead:
                 return
-        self._lx_feed(data)
+        self.lx_feed(data)
 
-    def _lx_feed(self, data: bytes) -> None:
+    def lx_feed(self, data: bytes) -> None:
         try:
             self._parser.feed(data)
         except etree.XMLSyntaxError as exc:
@@ -196,12 +142,12 @@ class XmlPass:
 
     def close(self) -> None:
         lane = self._lane
-        if lane is not None and not self._dead:
+        if lane is not None and not self.dead:
             self._lane = None
             rest = lane.finish()
-            if rest and not self._dead:
-                self._lx_feed(rest)
-        if not self._dead:
+            if rest and not self.dead:
+                self.lx_feed(rest)
+        if not self.dead:
             try:
                 top: Any = self._parser.close()
             except etree.XMLSyntaxError as exc:
@@ -212,7 +158,7 @@ class XmlPass:
                 if self._root is None and top is not None:
                     self._set_root(top)
         root = self._root
-        if root is not None and not self._dead:
+        if root is not None and not self.dead:
             # What is left in the root after the last entry: stray top-level elements.
             for child in root:
                 if isinstance(child.tag, str) and child.getparent() is root:
@@ -221,10 +167,10 @@ class XmlPass:
         self._finish()
 
     def _syntax_error(self, exc: etree.XMLSyntaxError) -> None:
-        self._dead = True
+        self.dead = True
         line, column = exc.position if exc.position and exc.position[0] else (exc.lineno or None, None)
-        if line == self._col_fix_line and column:
-            column += self._col_fix  # the fast lane handed over mid-line: lxml counts from there
+        if line == self.col_fix_line and column:
+            column += self.col_fix  # the fast lane handed over mid-line: lxml counts from there
         code, message = _syntax_message(exc.msg or str(exc))
         self.ctx.report(code, message, line or None, column or None)
 
@@ -269,12 +215,12 @@ class XmlPass:
         prev = el.getprevious()
         if prev is not None:
             self._clear_before(el, prev)
-        self._count += 1
+        self.count += 1
         (self._sitemap if self.index else self._url)(el)
-        if self._xsd:
+        if self.xsd:
             batch = self._batch
             if batch is None:
-                batch = self._batch = _copy_root(root)
+                batch = self._batch = copy_root(root)
             batch.append(el)
             self._batch_size += 1
             if self._batch_size >= XSD_BATCH:
@@ -352,8 +298,7 @@ class XmlPass:
                 if news is None:
                     news = []
                 news.append(child)
-        problems = ctx.problems
-        start = len(problems)
+        start = ctx.found
         loc: str | None = None
         if loc_el is not None:
             loc = ctx.entry_loc(loc_el.text, loc_el.sourceline)
@@ -369,8 +314,8 @@ class XmlPass:
             found = check_priority(priority.text or "")
             if found:
                 ctx.findings(found, line_of(priority), loc)
-        if self._google:
-            store = self._store
+        if self.google:
+            store = self.store
             if store is not None and loc is not None:
                 store.add_page(loc)
             if images is not None:
@@ -394,16 +339,15 @@ class XmlPass:
             if links is not None:
                 check_alternates(ctx, [(link.get("hreflang"), link.get("href"), link.get("rel"), link.sourceline)
                                        for link in links], loc)
-        if len(problems) != start:
+        if ctx.found != start:
             self.note_value_lines(start)
 
     def note_value_lines(self, start: int) -> None:
-        """Remember which values the rule checks judged (problems from ``start`` on), to drop the XSD's
-        duplicate of the same value."""
-        for problem in self.ctx.problems[start:]:
-            if problem.location.line is not None:
-                for name in _VALUE_ELEMENTS:
-                    self._value_lines.add((problem.location.line, name))
+        """Remember which values the rule checks judged (the problems reported since ``ctx.found`` was
+        ``start``, listed or not), to drop the XSD's duplicate of the same value."""
+        for line in self.ctx.lines_since(start):
+            for name in _VALUE_ELEMENTS:
+                self._value_lines.add((line, name))
 
     def _sitemap(self, el: Element) -> None:
         ctx = self.ctx
@@ -433,93 +377,14 @@ class XmlPass:
             if ctx.error_count + ctx.warning_count != before:
                 self._value_line(lastmod)
 
-    # --- XSD -----------------------------------------------------------------------------------------------
-    def _flush_batch(self, *, final: bool = False) -> None:
-        schema = self._schema
-        if schema is None:
-            return
-        self._collect()
-        batch = self._batch
-        if batch is None:
-            if not final or not self._saw_root or self._count or self._dead:
-                return
-            # No entries at all: validate the bare root so the schema reports what it lacks.
-            root = self._root
-            assert root is not None
-            batch = _copy_root(root)
-            cast(Any, batch).sourceline = root.sourceline
-        value_lines = self._value_lines
-        self._value_lines = set()
-        self._batch = None
-        self._batch_size = 0
-        if final or not XSD_IN_THREAD:
-            for line, message in _schema_errors(schema, batch):
-                self._xsd_error(line, message, value_lines)
-        else:
-            self._running = _BatchValidation(schema, batch, value_lines)
-
-    def flush_bytes_batch(self, doc: bytes) -> None:
-        """A full batch of the fast lane's blocks (``doc``, see ``_validate_fast``): validated like
-        ``_flush_batch`` validates a batch of elements, at the same points of the document."""
-        schema = self._schema
-        assert schema is not None  # the lane keeps batches only when the XSD applies
-        self._collect()
-        value_lines = self._value_lines
-        self._value_lines = set()
-        root = batch_root(doc)  # parsed here: lxml parses holding the GIL, it validates without it
-        if XSD_IN_THREAD:
-            self._running = _BatchValidation(schema, root, value_lines)
-        else:
-            for line, message in _schema_errors(schema, root):
-                self._xsd_error(line, message, value_lines)
-
-    def adopt_batch(self, doc: bytes, count: int) -> None:
-        """The fast lane hands over with a partial batch: its blocks become the start of the element batch."""
-        assert self._schema is not None
-        self._batch = batch_root(doc)
-        self._batch_size = count
-
-    def _collect(self) -> None:
-        """Wait for the batch validating on the worker thread and report its errors."""
-        running = self._running
-        if running is None:
-            return
-        self._running = None
-        running.join()
-        running.batch = None  # the batch document is freed here, on the thread that built it
-        if running.failure is not None:
-            raise running.failure
-        for line, message in running.errors:
-            self._xsd_error(line, message, running.value_lines)
-
-    def _xsd_error(self, line: int | None, message: str, value_lines: set[tuple[int, str]]) -> None:
-        m = _ELEMENT_NAME.match(message)
-        name = m.group(1) if m else ""
-        structure = any(h in message for h in _STRUCTURE_HINTS)
-        if not structure and line is not None and (line, name) in value_lines:
-            return  # a rule check already reported this value, with a better message
-        if name in ("urlset", "sitemapindex") and "Missing child" in message:
-            if self._count == 0:
-                self.ctx.report(C.EMPTY_SET, "no entries: the XSD requires at least one <"
-                                + self._entry_local + "> (an empty news sitemap is fine for Google; the stricter "
-                                "reading applies)", line)
-            return
-        key = (line or 0, message)
-        if key in self._xsd_seen:  # root attribute errors repeat in every batch
-            return
-        self._xsd_seen.add(key)
-        code = C.XSD_STRUCTURE if structure else C.XSD_VALUE
-        fix = "; follow the schema's element order" if code is C.XSD_STRUCTURE else ""
-        self.ctx.report(code, f"XSD: {message}{fix}", line)
-
     def _finish(self) -> None:
         ctx = self.ctx
-        if self._saw_root and self._count == 0 and not self._xsd and not self._dead:
+        if self._saw_root and self.count == 0 and not self.xsd and not self.dead:
             ctx.report(C.EMPTY_SET, f"no entries: the XSD requires at least one <{self._entry_local}>",
                        line_of(self._root) if self._root is not None else None)
         limit = MAX_INDEX_ENTRIES if self.index else MAX_URLS_PER_SITEMAP
-        if self._count > limit:
+        if self.count > limit:
             code = C.TOO_MANY_SITEMAPS if self.index else C.TOO_MANY_URLS
-            ctx.report(code, f"{self._count:,} entries; the limit is {limit:,}: split the file", None)
+            ctx.report(code, f"{self.count:,} entries; the limit is {limit:,}: split the file", None)
         if not self.index:
             ctx.finish_entries()

@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 from sitemapkit.write._inputs import InputKind, iter_input, sniff_kind
-from sitemapkit.write._sitemapset import Manifest, SitemapFile, SitemapSetWriter, write_sitemaps
-from sitemapkit.write._writers import Extension, HtmlWriter, IndexWriter, TextWriter, UrlsetWriter, escape
+from sitemapkit.write._publish import SitemapFile
+from sitemapkit.write._render import Extension, escape
+from sitemapkit.write._sitemapset import Manifest, SitemapSetWriter, write_sitemaps
+from sitemapkit.write._writers import HtmlWriter, IndexWriter, TextWriter, UrlsetWriter
 
 __all__ = [
     "Extension",

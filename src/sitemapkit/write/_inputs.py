@@ -6,7 +6,9 @@ could not become an entry: reported with file and line, then skipped). Nothing i
 Sniffing: a directory is a static site; ``.jsonl``/``.ndjson`` are JSONL, ``.csv`` is CSV, ``.txt`` is text;
 anything else (and ``-``, standard input) is decided by its first non-blank line: ``{`` starts JSONL, a
 comma-separated header naming ``loc`` (or ``url``) starts CSV, otherwise it is a list of URLs. Gzip-compressed
-files are read transparently.
+files are read transparently. Markup (a first line starting with ``<``) is refused with one error: XML sitemaps,
+indexes and feeds are the reader's (the write layer does not import it; ``generate`` sends them there, see
+``cli/_generate_inputs.py``).
 """
 
 from __future__ import annotations
@@ -28,13 +30,17 @@ from sitemapkit.core._lastmod import LastMod, parse_lastmod_lenient
 from sitemapkit.core._model import SitemapRef, UrlEntry, entry_from_dict
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
 
-__all__ = ["InputItem", "InputKind", "iter_input", "sniff_kind"]
+__all__ = ["SM610", "SM611", "SM612", "InputItem", "InputKind", "filter_urls", "iter_input", "sniff_kind"]
 
 SM610 = define_code("SM610", Severity.ERROR, "input line skipped",
                     "Fix the line (an absolute http(s) URL, valid lastmod / changefreq / priority) and run again.",
                     area="writer")
 SM611 = define_code("SM611", Severity.WARNING, "unknown CSV column ignored",
                     "generate reads the columns loc (or url), lastmod, changefreq and priority.", area="writer")
+SM612 = define_code("SM612", Severity.ERROR, "sitemap of an index not read",
+                    "generate reads the sitemaps an index lists from the index's own folder (by file name); put "
+                    "them there, or turn the live index into a list first: sitemapkit urls --format jsonl URL.",
+                    area="writer")
 
 InputKind = Literal["text", "csv", "jsonl", "site"]
 #: What readers yield: an entry with where it came from, or a problem (the line was skipped).
@@ -113,6 +119,9 @@ def iter_input(
         first = next(lines, None)
         if first is None:
             return
+        if first[1].lstrip().startswith("<"):
+            raise InputError(f"{source}:{first[0]}: markup (XML or HTML), not a URL list, CSV or JSONL: read a "
+                             "sitemap or feed with sitemapkit.read (the generate command does)")
         kind = sniff_kind(path, first[1])
         rest = _chain(first, lines)
         if kind == "jsonl":
@@ -122,7 +131,7 @@ def iter_input(
         else:
             items = _iter_text(rest, source)
         if include or exclude:
-            items = _filter_urls(items, include, exclude)
+            items = filter_urls(items, include, exclude)
         yield from items
     finally:
         if path != "-":
@@ -302,7 +311,8 @@ def _matches(path: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(path, p) or ("/" not in p and fnmatch.fnmatchcase(name, p)) for p in patterns)
 
 
-def _filter_urls(items: Iterator[InputItem], include: Sequence[str], exclude: Sequence[str]) -> Iterator[InputItem]:
+def filter_urls(items: Iterator[InputItem], include: Sequence[str], exclude: Sequence[str]) -> Iterator[InputItem]:
+    """Entries whose URL path matches ``include`` (when given) and not ``exclude``; problems pass through."""
     for item in items:
         if isinstance(item, tuple):
             path = urlsplit(item[0].loc).path or "/"

@@ -1,0 +1,243 @@
+"""Serve benchmark: sitemapkit.serve vs django.contrib.sitemaps on the same 1,000,000-row SQLite table, same run.
+
+    python benchmarks/bench_serve.py              # builds benchmarks/_work/serve/products.db once, then measures
+    python benchmarks/bench_serve.py --repeat 5
+
+Three servers, each its own process on 127.0.0.1, over the same table ``products(id INTEGER PRIMARY KEY, slug,
+updated)``:
+
+1. ``sitemapkit/uvicorn``: ``SitemapService(...).asgi()`` (Starlette) under uvicorn, section
+   ``KeysetSource(fetch)`` with ``fetch = SELECT ... WHERE id > ? ORDER BY id LIMIT ?`` (sqlite3);
+2. ``sitemapkit/django``: the same service through ``service.django_urls()`` in Django, on werkzeug's server;
+3. ``django.contrib.sitemaps``: Django's own sitemap view with a ``Sitemap`` over a model of the same table
+   (``items()`` ordered by id; Django pages it with its Paginator: COUNT, then OFFSET/LIMIT), same server.
+
+For page 1 and page 20 (50,000 URLs each) it prints the median time to first body byte and total time, then the
+peak RSS (VmHWM, reset via /proc/PID/clear_refs before the run) of each server while a client fetches all 20
+pages one after the other. The sitemapkit servers plan their pages before listening; that one pass over the table
+is reported as "plan".
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import types
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+WORK = HERE / "_work" / "serve"
+ROWS = 1_000_000
+PAGES = ROWS // 50_000
+
+sys.path.insert(0, str(ROOT))
+
+
+# --- servers (run in their own process: ``bench_serve.py --server KIND --port N --db PATH``) -------------------
+
+def _service(db: Path, base: str) -> Any:
+    from sitemapkit.serve import KeysetSource, SitemapService
+    from tests.serve.db import ProductFetch
+
+    service = SitemapService(base, {"products": KeysetSource(ProductFetch(db, base=base))}, ttl=None)
+    started = time.perf_counter()
+    service.refresh()
+    print(f"PLAN {time.perf_counter() - started:.3f}", flush=True)
+    return service
+
+
+def _django(db: Path, patterns: Any) -> Any:
+    import django
+    from django.conf import settings
+
+    urls = types.ModuleType("bench_serve_urls")
+    sys.modules[urls.__name__] = urls
+    settings.configure(
+        DEBUG=False, ALLOWED_HOSTS=["*"], ROOT_URLCONF=urls.__name__, MIDDLEWARE=[], USE_TZ=True,
+        INSTALLED_APPS=["django.contrib.sitemaps"],
+        DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": str(db)}},
+        TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True}],
+    )
+    django.setup()
+    urls.urlpatterns = patterns() if callable(patterns) else patterns  # type: ignore[attr-defined]
+    from django.core.handlers.wsgi import WSGIHandler
+
+    return WSGIHandler()
+
+
+def _django_baseline_patterns() -> list[Any]:
+    from django.contrib.sitemaps import Sitemap
+    from django.contrib.sitemaps.views import sitemap
+    from django.db import models
+    from django.urls import path
+
+    class Product(models.Model):
+        slug = models.TextField()
+        updated = models.TextField()
+
+        class Meta:
+            app_label = "bench"
+            db_table = "products"
+            managed = False
+
+    class ProductSitemap(Sitemap):  # type: ignore[type-arg]
+        def items(self) -> Any:
+            return Product.objects.order_by("id")
+
+        def location(self, item: Product) -> str:
+            return f"/p/{item.slug}"
+
+        def lastmod(self, item: Product) -> date:
+            return date.fromisoformat(item.updated)
+
+    return [path("sitemap.xml", sitemap, {"sitemaps": {"products": ProductSitemap}})]
+
+
+def run_server(kind: str, port: int, db: Path) -> None:
+    base = f"http://127.0.0.1:{port}/"
+    if kind == "sitemapkit-uvicorn":
+        import uvicorn
+
+        app = _service(db, base).asgi()
+        uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
+        return
+    from werkzeug.serving import make_server
+
+    if kind == "sitemapkit-django":
+        service = _service(db, base)
+        wsgi = _django(db, service.django_urls())
+    else:
+        print("PLAN -", flush=True)
+        wsgi = _django(db, _django_baseline_patterns)
+    make_server("127.0.0.1", port, wsgi, threaded=True).serve_forever()
+
+
+# --- the client -------------------------------------------------------------------------------------------
+
+def build_db(path: Path) -> None:
+    from tests.serve.db import build_products
+
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    tmp = path.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    build_products(tmp, ROWS)
+    tmp.replace(path)
+    print(f"built {path} ({ROWS:,} rows) in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def fetch(port: int, target: str) -> tuple[float, float, int, int]:
+    """(time to first body byte, total time, status, URLs) for one GET."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    try:
+        started = time.perf_counter()
+        conn.request("GET", target)
+        resp = conn.getresponse()
+        first = resp.read(1)
+        ttfb = time.perf_counter() - started
+        rest = resp.read()
+        total = time.perf_counter() - started
+        return ttfb, total, resp.status, (first + rest).count(b"<url>")
+    finally:
+        conn.close()
+
+
+def _status(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def measure(kind: str, db: Path, repeat: int) -> dict[str, Any]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, __file__, "--server", kind, "--port", str(port), "--db", str(db)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        plan = proc.stdout.readline().split()[-1]
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"{kind} server did not start") from None
+                time.sleep(0.1)
+
+        def target(n: int) -> str:
+            return f"/sitemap.xml?p={n}" if kind == "django-contrib-sitemaps" else f"/sitemap-products-{n}.xml"
+
+        fetch(port, target(1))  # warm up (imports, templates, first connection)
+        row: dict[str, Any] = {"kind": kind, "plan": plan}
+        for n in (1, PAGES):
+            runs = [fetch(port, target(n)) for _ in range(repeat)]
+            assert all(r[2] == 200 and r[3] == 50_000 for r in runs), (kind, n, runs[0][2:])
+            row[f"ttfb{n}"] = statistics.median(r[0] for r in runs)
+            row[f"total{n}"] = statistics.median(r[1] for r in runs)
+        rss_before = _status(proc.pid, "VmRSS")
+        try:
+            Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # reset VmHWM to the current RSS
+        except OSError:
+            pass
+        started = time.perf_counter()
+        urls = sum(fetch(port, target(n))[3] for n in range(1, PAGES + 1))
+        row["all"] = time.perf_counter() - started
+        assert urls == ROWS, (kind, urls)
+        row["rss"] = rss_before
+        row["peak"] = _status(proc.pid, "VmHWM")
+        return row
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per page (median reported)")
+    parser.add_argument("--server", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--db", type=Path, default=WORK / "products.db")
+    args = parser.parse_args()
+    if args.server:
+        run_server(args.server, args.port, args.db)
+        return
+    build_db(args.db)
+    rows = [measure(kind, args.db, args.repeat)
+            for kind in ("sitemapkit-uvicorn", "sitemapkit-django", "django-contrib-sitemaps")]
+    mib = 1024 * 1024
+    print(f"{PAGES} pages of 50,000 URLs from a {ROWS:,}-row SQLite table; median of {args.repeat} runs; "
+          f"{os.cpu_count()} CPUs")
+    print(f"{'server':<26}{'plan s':>8}{'p1 ttfb':>9}{'p1 total':>10}{'p20 ttfb':>10}{'p20 total':>11}"
+          f"{'all 20 s':>10}{'RSS MiB':>9}{'peak MiB':>10}")
+    for r in rows:
+        print(f"{r['kind']:<26}{r['plan']:>8}{r['ttfb1']:>9.3f}{r['total1']:>10.3f}{r[f'ttfb{PAGES}']:>10.3f}"
+              f"{r[f'total{PAGES}']:>11.3f}{r['all']:>10.2f}{r['rss'] / mib:>9.1f}{r['peak'] / mib:>10.1f}")
+    base = rows[-1][f"total{PAGES}"]
+    for r in rows[:-1]:
+        print(f"page {PAGES}: {r['kind']} is {base / r[f'total{PAGES}']:.1f}x faster than django.contrib.sitemaps "
+              f"(total), {rows[-1][f'ttfb{PAGES}'] / r[f'ttfb{PAGES}']:.0f}x to first byte")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+"""What ``sitemapkit generate`` reads, dispatched by content: XML sitemaps, sitemap indexes and RSS/Atom feeds go
+through the reader (``sitemapkit.read``, every extension kept); URL lists, CSV, JSONL and static-site folders
+through the write layer's input readers (``write/_inputs.py``, which may not import the reader). HTML is refused
+with one error.
+
+An index is read with its sitemaps: each ``<loc>``'s file name is looked up in the index's own folder (a
+published set lists ``https://example.com/sitemap-1-1.xml`` and has ``sitemap-1-1.xml`` next to
+``sitemap.xml``). A sitemap that is not there is one SM612 error each; nothing is fetched.
+
+Also here: :class:`CappedReport`, which prints the first 20 problems of each code and then one count line, so a
+file of 100,000 bad lines reports 20 of them and "… and 99,980 more SM610".
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+from urllib.parse import unquote, urlsplit
+
+import click
+
+from sitemapkit.cli._common import print_problem
+from sitemapkit.core import CODES, InputError, Location, Problem, SitemapRef, UrlEntry
+from sitemapkit.read import DocumentKind, Located, iter_events, sniff
+from sitemapkit.write._inputs import SM612, InputItem, filter_urls, iter_input
+
+__all__ = ["DEFAULT_CAP", "CappedReport", "iter_generate_inputs"]
+
+#: Problems of one code printed before the rest are only counted.
+DEFAULT_CAP = 20
+#: Bytes read from the start of an input to tell what it is (an XML prolog with comments fits many times over).
+_SNIFF_BYTES = 64 * 1024
+_FEEDS = (DocumentKind.URLSET, DocumentKind.RSS, DocumentKind.ATOM)
+
+
+class CappedReport:
+    """Print problems on standard error, at most ``cap`` of each code; :meth:`finish` prints, for every code that
+    went over, one line ``… and N more CODE (title)``. ``counts`` holds the true count of each code."""
+
+    def __init__(self, cap: int = DEFAULT_CAP) -> None:
+        self.cap = cap
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, problem: Problem) -> None:
+        n = self.counts.get(problem.code, 0) + 1
+        self.counts[problem.code] = n
+        if n <= self.cap:
+            print_problem(problem)
+
+    def finish(self) -> None:
+        for code, n in self.counts.items():
+            if n > self.cap:
+                title = CODES[code].title if code in CODES else ""
+                click.echo(f"… and {n - self.cap:,} more {code}" + (f" ({title})" if title else ""), err=True)
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream that first serves ``prefix`` (bytes already read to sniff) and then the rest of ``rest``."""
+
+    def __init__(self, prefix: bytes, rest: BinaryIO) -> None:
+        self._prefix = prefix
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        return n
+
+
+def _read_prefix(stream: BinaryIO) -> bytes:
+    parts: list[bytes] = []
+    size = 0
+    while size < _SNIFF_BYTES:
+        chunk = stream.read(_SNIFF_BYTES - size)
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
+def iter_generate_inputs(
+    inputs: Iterable[str],
+    *,
+    base_url: str | None,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    skip_files: frozenset[Path] = frozenset(),
+    stdin: BinaryIO | None = None,
+) -> Iterator[InputItem]:
+    """Entries (with where they came from) and problems of every input, in order. Raises :class:`InputError`
+    for an input that cannot be read at all (missing, HTML, an XML document that is no sitemap)."""
+    for path in inputs:
+        yield from _iter_one(path, base_url, include, exclude, skip_files, stdin)
+
+
+def _iter_one(path: str, base_url: str | None, include: Sequence[str], exclude: Sequence[str],
+              skip_files: frozenset[Path], stdin: BinaryIO | None) -> Iterator[InputItem]:
+    if path != "-" and os.path.isdir(path):
+        yield from iter_input(path, base_url=base_url, include=include, exclude=exclude, skip_files=skip_files)
+        return
+    if path == "-":
+        if stdin is None:
+            raise InputError("standard input is not available")
+        source = "<stdin>"
+        prefix = _read_prefix(stdin)
+        stream: BinaryIO | None = io.BufferedReader(_Prefixed(prefix, stdin))
+    else:
+        source = path
+        try:
+            with open(path, "rb") as fh:
+                prefix = fh.read(_SNIFF_BYTES)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        stream = None
+    kind = _sitemap_kind(prefix, source)
+    if kind is None:  # a URL list, CSV or JSONL: the write layer's readers
+        yield from iter_input(path, base_url=base_url, include=include, exclude=exclude, skip_files=skip_files,
+                              stdin=stream)
+        return
+    items = _iter_index(path, stream, source) if kind is DocumentKind.INDEX else _iter_document(
+        stream if stream is not None else path, source)
+    yield from filter_urls(items, include, exclude) if include or exclude else items
+
+
+def _sitemap_kind(prefix: bytes, source: str) -> DocumentKind | None:
+    """The reader's kind for markup input (None for text, CSV and JSONL); refuses markup that is no sitemap."""
+    info = sniff(prefix).kind
+    kind = info.kind
+    if kind in _FEEDS or kind is DocumentKind.INDEX:
+        return kind
+    if kind is DocumentKind.HTML:
+        raise InputError(f"{source} is an HTML page, not a URL list or a sitemap: to list a built site's pages, "
+                         "give generate the site's folder (with --base-url)")
+    if kind is DocumentKind.UNKNOWN and (info.root is not None or info.doctype is not None):
+        what = f"root <{info.root}>" if info.root is not None else "a DOCTYPE but no root element"
+        raise InputError(f"{source} is an XML document with {what}, not a sitemap, sitemap index, RSS or Atom feed")
+    return None
+
+
+def _iter_document(src: str | BinaryIO, source: str) -> Iterator[InputItem]:
+    """A urlset or feed through the reader: its entries with their lines, and its problems."""
+    for event in iter_events(src, source=source, positions=True):
+        if isinstance(event, Located):
+            item = event.item
+            if isinstance(item, UrlEntry):
+                yield item, Location(source, event.line)
+        elif isinstance(event, Problem):
+            yield event
+        elif isinstance(event, UrlEntry):
+            yield event, Location(source)
+
+
+def _iter_index(path: str, stream: BinaryIO | None, source: str) -> Iterator[InputItem]:
+    """A sitemap index, then each sitemap it lists, read from the index's folder by file name."""
+    refs: list[tuple[SitemapRef, int | None]] = []  # at most 50,000 (the index limit; the reader reports more)
+    for event in iter_events(stream if stream is not None else path, source=source, positions=True):
+        if isinstance(event, Located):
+            if isinstance(event.item, SitemapRef):
+                refs.append((event.item, event.line))
+        elif isinstance(event, Problem):
+            yield event
+        elif isinstance(event, SitemapRef):
+            refs.append((event, None))
+    folder = None if path == "-" else Path(path).parent
+    for ref, line in refs:
+        where = Location(source, line, loc=ref.loc)
+        name = PurePosixPath(unquote(urlsplit(ref.loc).path)).name
+        if folder is None:
+            yield SM612.problem(where, f"{ref.loc} not read: an index from standard input has no folder to find "
+                                       "its sitemaps in; give the index as a file")
+            continue
+        child = folder / name
+        if name in ("", ".", "..") or "\\" in name or not child.is_file():
+            yield SM612.problem(where, f"{ref.loc} not read: no file {name or '(no file name)'!r} in "
+                                       f"{folder or '.'}; generate reads an index's sitemaps from its folder")
+            continue
+        yield from _iter_child(child, where)
+
+
+def _iter_child(child: Path, where: Location) -> Iterator[InputItem]:
+    try:
+        with open(child, "rb") as fh:
+            prefix = fh.read(_SNIFF_BYTES)
+    except OSError as exc:
+        yield SM612.problem(where, f"{where.loc} not read: cannot read {child}: {exc.strerror or exc}")
+        return
+    info = sniff(prefix).kind
+    if info.kind in _FEEDS:
+        yield from _iter_document(str(child), str(child))
+    elif info.kind is DocumentKind.TEXT:
+        yield from iter_input(str(child))
+    elif info.kind is DocumentKind.INDEX:
+        yield SM612.problem(where, f"{where.loc} not read: {child} is itself an index (indexes do not nest)")
+    else:
+        yield SM612.problem(where, f"{where.loc} not read: {child} is {info.kind} content, not a sitemap")

@@ -1,0 +1,195 @@
+"""Local sources of the validator: files and directories expanded into jobs, indexes first, the children an index
+lists found next to it, and the bytes of a file read in chunks (gzip inflated under the budget, for the column
+pass)."""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from sitemapkit.core._errors import InputError
+from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit.core._problems import escape_controls, quote_value, shorten
+from sitemapkit.read._sniff import DocumentKind, GzipDecoder, is_gzip, sniff
+from sitemapkit.validate import _codes as C
+from sitemapkit.validate._checks import origin_of
+from sitemapkit.validate._context import FileContext
+from sitemapkit.validate._result import SkippedFile
+
+__all__ = ["Job", "children", "expand", "not_a_sitemap", "order", "plain_chunks", "plain_chunks_of", "read_chunks"]
+
+_CHUNK = 1 << 20
+_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".txt", ".txt.gz", ".gz")
+_SNIFF_HEAD = 8192
+
+
+@dataclass(slots=True)
+class Job:
+    path: Path
+    display: str
+    sitemap_url: str | None = None
+    parent: FileContext | None = None
+    parent_line: int | None = None
+
+
+def expand(sources: Iterable[str | os.PathLike[str]], base_url: str | None,
+           skipped: list[SkippedFile] | None = None) -> Iterator[Job]:
+    """The jobs for files and directories. In a directory, files named like sitemaps that are something else by
+    their content (:func:`not_a_sitemap`) go to ``skipped`` instead; a file named on its own is always validated."""
+    for src in sources:
+        text = os.fspath(src)
+        path = Path(text)
+        if path.is_dir():
+            base = base_url if base_url is None or base_url.endswith("/") else base_url + "/"
+            found = False
+            passed: list[SkippedFile] = []
+            for child in sorted(path.rglob("*")):
+                if child.is_file() and child.name.lower().endswith(_SITEMAP_SUFFIXES):
+                    reason = not_a_sitemap(child)
+                    if reason is not None:
+                        passed.append(SkippedFile(str(child), reason))
+                        continue
+                    rel = child.relative_to(path).as_posix()
+                    found = True
+                    yield Job(child, str(child), urljoin(base, rel) if base else None)
+            if not found:
+                why = "; ".join(f"{Path(s.source).name}: {s.reason}" for s in passed[:3])
+                raise InputError(f"{text}: no sitemap files (*.xml, *.xml.gz, *.txt, *.gz) in this directory"
+                                 + (f" ({len(passed)} skipped: {why}{'; ...' if len(passed) > 3 else ''})"
+                                    if passed else ""))
+            if skipped is not None:
+                skipped.extend(passed)
+        elif path.is_file():
+            url = None
+            if base_url is not None:
+                url = base_url + path.name if base_url.endswith("/") else base_url
+            yield Job(path, text, url)
+        elif path.exists():
+            raise InputError(f"{text}: not a regular file or directory")
+        else:
+            raise InputError(f"{text}: no such file or directory")
+
+
+def not_a_sitemap(path: Path) -> str | None:
+    """Why the file is not a sitemap, from its first bytes (gzip inflated): an HTML page, XML with another root,
+    or text that does not start with a URL (``robots.txt``, notes). None when it is one, or may be one that is
+    broken (empty, unreadable, corrupt gzip, not well-formed): those are validated, and reported."""
+    head = b""
+    chunks = plain_chunks(path)
+    try:
+        for chunk in chunks:
+            head += chunk
+            if len(head) >= _SNIFF_HEAD:
+                break
+    except (OSError, zlib.error):
+        return None
+    finally:
+        chunks.close()
+    found = sniff(head[:_SNIFF_HEAD])
+    info, enc = found.kind, found.encoding
+    kind = info.kind
+    if kind is DocumentKind.HTML:
+        return "an HTML page, not a sitemap"
+    if kind is DocumentKind.UNKNOWN and info.root is not None and info.doctype is None:
+        return f"XML with root <{escape_controls(shorten(info.root, 40))}>, not a sitemap"
+    if kind is DocumentKind.TEXT:
+        text = head[enc.bom_length:_SNIFF_HEAD].decode(enc.encoding if enc.known else "utf-8", errors="replace")
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        if not first.lower().startswith(("http://", "https://")):
+            return f"text that does not start with a URL (first line {quote_value(first, 40)}), not a sitemap"
+    return None
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as f:
+        return f.read(8192)
+
+
+def order(jobs: list[Job]) -> list[Job]:
+    """Indexes first, so that their children are validated knowing their URL (and scope)."""
+    def is_index(job: Job) -> bool:
+        try:
+            return sniff(_head(job.path)).kind.kind is DocumentKind.INDEX
+        except OSError:
+            return False
+    indexes = [j for j in jobs if is_index(j)]
+    return indexes + [j for j in jobs if j not in indexes]
+
+
+def children(ctx: FileContext, job: Job, queue: list[Job]) -> list[Job]:
+    """Child sitemaps of an index found next to it; each queued job gets its URL from the index."""
+    out: list[Job] = []
+    directory = job.path.parent
+    base_dir = None
+    if ctx.sitemap_url is not None:
+        path = urlsplit(ctx.sitemap_url).path
+        base_dir = (origin_of(ctx.sitemap_url) or "") + path[: path.rfind("/") + 1]
+    missing: list[tuple[str, int | None, str]] = []
+    names = {p.name for p in directory.iterdir() if p.is_file()}
+    queued = {j.path.resolve(): j for j in queue}
+    for loc, line in ctx.child_locs:
+        bare = loc.split("#", 1)[0].split("?", 1)[0]
+        name = bare.rsplit("/", 1)[-1]
+        found: Path | None = None
+        if base_dir is not None and bare.startswith(base_dir):
+            rel = bare[len(base_dir):]
+            if rel and "/" in rel and ".." not in rel.split("/") and (directory / rel).is_file():
+                found = directory / rel
+        if found is None and name in names:
+            found = directory / name
+        if found is None:
+            missing.append((loc, line, str(directory / (name or "?"))))
+            continue
+        existing = queued.get(found.resolve())
+        if existing is not None:
+            queue.remove(existing)
+            existing.sitemap_url = existing.sitemap_url or loc
+            existing.parent, existing.parent_line = ctx, line
+            out.append(existing)
+        else:
+            out.append(Job(found, str(found), loc, ctx, line))
+    # Children are looked for only when the index comes with some of them: an index validated on its own (none
+    # of its children beside it) is not flooded with "missing" warnings.
+    if out:
+        for loc, line, looked in missing:
+            ctx.report(C.CHILD_MISSING, f"{loc} is not next to the index (looked for {looked}): publish it or "
+                                        "remove the entry", line, None, loc)
+    return out
+
+
+def plain_chunks_of(data: bytes) -> Iterator[bytes]:
+    """The document's bytes after gzip (for the column pass)."""
+    if not is_gzip(data):
+        yield data
+        return
+    decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
+    yield from decoder.iter_decompress(data)
+    yield from decoder.flush()
+
+
+def plain_chunks(path: Path) -> Generator[bytes, None, None]:
+    decoder: GzipDecoder | None = None
+    first = True
+    for chunk in read_chunks(path):
+        if first:
+            first = False
+            if is_gzip(chunk):
+                decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
+        if decoder is None:
+            yield chunk
+        else:
+            yield from decoder.iter_decompress(chunk)
+            if decoder.exceeded:
+                return
+    if decoder is not None:
+        yield from decoder.flush()
+
+
+def read_chunks(path: Path) -> Iterator[bytes]:
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            yield chunk

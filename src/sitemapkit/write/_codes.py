@@ -1,0 +1,37 @@
+"""The writer's problem codes (SM6xx): warnings about what was written, and the set's skips.
+
+SM601-SM605 come from the ``<url>`` renderer (``_render.py``), SM606/SM607 from the sitemap set
+(``_sitemapset.py``), SM608 from ``generate`` (URLs on another host than ``--base-url``). generate's input codes,
+SM610 and SM611, are defined with its inputs (``_inputs.py``).
+"""
+
+from __future__ import annotations
+
+from sitemapkit.core._problems import Severity, define_code
+
+__all__ = ["SM601", "SM602", "SM603", "SM604", "SM605", "SM606", "SM607", "SM608"]
+
+_AREA = "writer"
+SM601 = define_code("SM601", Severity.WARNING, "deprecated image tag written",
+                    "Google ignores image:caption, title, geo_location and license since 2022; drop them.",
+                    area=_AREA)
+SM602 = define_code("SM602", Severity.WARNING, "deprecated video tag written",
+                    "Google ignores video:category, gallery_loc, price, tvshow and the player_loc attributes "
+                    "since 2022; drop them.", area=_AREA)
+SM603 = define_code("SM603", Severity.WARNING, "date written as given but not XSD-valid",
+                    "W3C Datetime allows YYYY, YYYY-MM and hh:mm; the XSD needs a full date or seconds. "
+                    "Give a full date or a time with seconds.", area=_AREA)
+SM604 = define_code("SM604", Severity.WARNING, "video title longer than the XSD's 100 characters",
+                    "Google documents no limit but the 2010 XSD allows 100 characters; shorten it for "
+                    "schema-valid output.", area=_AREA)
+SM605 = define_code("SM605", Severity.WARNING, "video duration 0",
+                    "Google documents 1 to 28,800 seconds; give the real duration.", area=_AREA)
+SM606 = define_code("SM606", Severity.WARNING, "duplicate loc skipped",
+                    "The same URL was given more than once; only the first is written.", area=_AREA)
+SM607 = define_code("SM607", Severity.WARNING, "URL outside the sitemap's base URL",
+                    "A sitemap may only list URLs under the directory it is served from (sitemaps.org "
+                    "'location'); serve it from a common parent or submit it via robots.txt.", area=_AREA)
+SM608 = define_code("SM608", Severity.ERROR, "URL on another host than the base URL",
+                    "A sitemap lists URLs of the host (scheme, host and port) it is served from; generate a "
+                    "set per host, or pass --allow-cross-host when robots.txt of each URL's host lists the "
+                    "sitemap (cross-submission).", area=_AREA)

@@ -1,0 +1,91 @@
+"""Long jobs report progress on standard error: a plain ``sitemapkit: ...`` line every interval when standard
+error is not a terminal (lowered here through SITEMAPKIT_PROGRESS_INTERVAL), and nothing with --quiet. Standard
+output (the result) is the same either way."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.support.server import LocalServer, Response
+
+ENV = {**os.environ, "SITEMAPKIT_PROGRESS_INTERVAL": "0.05"}
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+URLSET = (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+          "<url><loc>https://example.com/a</loc></url>\n<url><loc>https://example.com/b</loc></url>\n"
+          "</urlset>\n").encode()
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, timeout=120,
+                          check=False, env=ENV, stdin=subprocess.DEVNULL)
+
+
+def _progress_lines(stderr: str, prefix: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith(f"sitemapkit: {prefix}")]
+
+
+def test_urls_prints_plain_progress_lines_while_a_server_is_slow(server: LocalServer) -> None:
+    server.route("/sitemap.xml", handler=lambda _req: Response(200, URLSET, {"Content-Type": "application/xml"},
+                                                               delay=0.6))
+    loud = run("urls", server.url("/sitemap.xml"))
+    assert loud.returncode == 0, loud.stderr
+    assert loud.stdout.splitlines() == ["https://example.com/a", "https://example.com/b"]
+    lines = _progress_lines(loud.stderr, "reading sitemaps: ")
+    assert lines, loud.stderr
+    assert all("URL" in line for line in lines)
+
+    quiet = run("urls", "--quiet", server.url("/sitemap.xml"))
+    assert quiet.returncode == 0
+    assert quiet.stdout == loud.stdout
+    assert quiet.stderr == ""
+
+
+def _big_sitemap(path: Path, n: int) -> Path:
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n')
+        for i in range(n):
+            fh.write(f"<url><loc>https://example.com/p/{i}</loc></url>\n")
+        fh.write("</urlset>\n")
+    return path
+
+
+def test_validate_prints_plain_progress_lines_and_quiet_silences_them(tmp_path: Path) -> None:
+    big = _big_sitemap(tmp_path / "big.xml", 15_000)
+    loud = run("validate", str(big))
+    assert loud.returncode == 0, loud.stdout + loud.stderr
+    assert _progress_lines(loud.stderr, "validating 1 source: "), loud.stderr
+    quiet = run("validate", "--quiet", str(big))
+    assert quiet.returncode == 0
+    assert quiet.stderr == ""
+    assert quiet.stdout == loud.stdout  # the report itself is on standard output, unchanged
+
+
+def test_generate_prints_progress_while_reading_standard_input(tmp_path: Path) -> None:
+    for quiet in (False, True):
+        out = tmp_path / f"out-{quiet}"
+        args = [sys.executable, "-m", "sitemapkit", "generate", "-", "--out", str(out),
+                "--base-url", "https://example.com/", *(["--quiet"] if quiet else [])]
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=ENV)
+        assert proc.stdin is not None
+        assert proc.stderr is not None
+        proc.stdin.write(b"https://example.com/a\n")
+        proc.stdin.flush()
+        if quiet:
+            deadline = time.monotonic() + 30
+            while not out.is_dir() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.3)  # several intervals: a line would have been printed by now
+        else:
+            first = proc.stderr.readline().decode()
+            assert first.startswith("sitemapkit: writing sitemaps: "), first
+        stdout, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 0, stderr
+        assert stdout.decode().startswith("Wrote 1 URL ")
+        if quiet:
+            assert stderr == b""
+        assert (out / "sitemap.xml").is_file()

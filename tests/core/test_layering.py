@@ -1,0 +1,180 @@
+"""The package's shape: one folder per layer, imports run one way (down), no loops, no giant modules.
+
+Walks ``src/sitemapkit`` with :mod:`ast` (every ``import`` and ``from ... import``, at any depth, including those
+under ``if TYPE_CHECKING:`` and inside functions: a lazy import is still a dependency).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[2] / "src" / "sitemapkit"
+
+# Which layers each layer may import (besides itself). The top-level package and cli may import anything.
+ALLOWED: dict[str, set[str]] = {
+    "core": set(),
+    "read": {"core"},
+    "write": {"core"},
+    "fetch": {"core", "read"},
+    "validate": {"core", "read", "fetch"},
+    "crawl": {"core", "read", "write", "fetch"},
+}
+TOP = {"cli", "__init__", "__main__"}
+MAX_LINES = 520  # "about 500"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def _imports(path: Path, name: str, known: dict[str, Path]) -> Iterator[tuple[str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    is_pkg = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("sitemapkit"):
+                    yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                drop = node.level - (1 if is_pkg else 0)
+                base = base[: len(base) - drop] if drop else base
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if not module.startswith("sitemapkit"):
+                continue
+            for alias in node.names:
+                # `from sitemapkit.read import _xml` depends on the module _xml (the package's __init__ runs too,
+                # as it does for every module of the package: that is not a dependency of this module's making)
+                submodule = f"{module}.{alias.name}"
+                yield (submodule if submodule in known else module), node.lineno
+
+
+def _graph() -> dict[str, dict[str, int]]:
+    mods = _modules()
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in mods.items():
+        deps: dict[str, int] = {}
+        for target, line in _imports(path, name, mods):
+            # the longest known module that the target names
+            while target not in mods and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in mods and target != name:
+                deps.setdefault(target, line)
+        graph[name] = deps
+    return graph
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    head = parts[1]
+    return head if head in ALLOWED or head in TOP else ("__init__" if head.startswith("_") else head)
+
+
+def test_the_layer_folders_exist() -> None:
+    for layer in [*ALLOWED, "cli"]:
+        assert (PKG / layer / "__init__.py").is_file(), layer
+    flat = [p.name for p in PKG.glob("_*.py") if p.name not in {"__init__.py", "__main__.py"}]
+    assert flat == [], f"modules outside the layer folders: {flat}"
+
+
+def _violations(graph: dict[str, dict[str, int]]) -> list[str]:
+    known = set(ALLOWED) | TOP
+    bad: list[str] = []
+    for module, deps in graph.items():
+        layer = _layer(module)
+        if layer in TOP:
+            continue
+        # a capability folder (submit, serve, web, audit, harvest) may use every base layer, not cli or its peers
+        allowed = ALLOWED[layer] if layer in known else set(ALLOWED)
+        for dep, line in deps.items():
+            dep_layer = _layer(dep)
+            if dep_layer == layer:
+                continue
+            if dep == "sitemapkit":
+                bad.append(f"{module}:{line} imports the top-level package (import from the layer instead)")
+            elif dep_layer not in allowed:
+                bad.append(f"{module}:{line} ({layer}) imports {dep} ({dep_layer})")
+    return bad
+
+
+def _loops(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    loops: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp: list[str] = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                loops.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return loops
+
+
+def test_imports_run_one_way() -> None:
+    bad = _violations(_graph())
+    assert bad == [], "\n".join(bad)
+
+
+def test_no_import_loops() -> None:
+    loops = _loops(_graph())
+    assert loops == [], f"import loops: {loops}"
+
+
+def test_no_module_is_a_giant() -> None:
+    big = {name: n for name, p in _modules().items()
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert big == {}, f"modules over {MAX_LINES} lines: {big}"
+
+
+def test_the_checks_catch_what_they_forbid() -> None:
+    graph = {
+        "sitemapkit.core._model": {"sitemapkit.crawl._crawler": 3},
+        "sitemapkit.read._xml": {"sitemapkit.read._lane": 1, "sitemapkit": 2},
+        "sitemapkit.read._lane": {"sitemapkit.read._xml": 5},
+        "sitemapkit.fetch._walk": {"sitemapkit.read._parser": 7},
+        "sitemapkit.audit._checks": {"sitemapkit.cli._common": 9, "sitemapkit.crawl._crawler": 4},
+    }
+    bad = _violations(graph)
+    assert any(b.startswith("sitemapkit.core._model:3") for b in bad)
+    assert any("imports the top-level package" in b for b in bad)
+    assert any(b.startswith("sitemapkit.audit._checks:9") for b in bad)
+    assert not any(b.startswith("sitemapkit.fetch._walk") for b in bad)
+    assert not any(b.startswith("sitemapkit.audit._checks:4") for b in bad)
+    assert _loops(graph) == [["sitemapkit.read._lane", "sitemapkit.read._xml"]]

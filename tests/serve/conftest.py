@@ -1,0 +1,146 @@
+"""Fixtures of the serve tests: the 1,000,000-row SQLite table (built once per session), a service over it,
+Django configured in-process over a small table, and a real uvicorn process serving the Starlette app."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemapkit.serve import KeysetSource, SitemapService
+from tests.serve.db import BASE, ProductFetch, build_products
+
+ROOT = Path(__file__).resolve().parents[2]
+BIG_ROWS = 1_000_000
+SMALL_ROWS = 2_500
+
+
+@pytest.fixture(scope="session")
+def big_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_products(tmp_path_factory.mktemp("serve-db") / "big.db", BIG_ROWS)
+
+
+@pytest.fixture(scope="session")
+def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_products(tmp_path_factory.mktemp("serve-db") / "small.db", SMALL_ROWS)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes] | None, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listening on port {port} after {timeout} s")
+
+
+@pytest.fixture(scope="session")
+def uvicorn_process(big_db: Path, tmp_path_factory: pytest.TempPathFactory
+                    ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """A uvicorn process serving ``service.asgi()`` over the big table, started without waiting: the service
+    plans before uvicorn binds, so the port opening means the plan is ready (it plans while other tests run)."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}/"
+    app_dir = tmp_path_factory.mktemp("asgi-app")
+    (app_dir / "serve_app.py").write_text(textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        sys.path.insert(0, {str(ROOT)!r})
+        from sitemapkit.core import UrlEntry
+        from sitemapkit.serve import KeysetSource, SitemapService
+        from tests.serve.db import ProductFetch
+
+        pages = [UrlEntry({base!r} + name) for name in ("", "about", "contact")]
+        service = SitemapService({base!r}, {{
+            "products": KeysetSource(ProductFetch(Path({str(big_db)!r}), base={base!r})),
+            "pages": lambda: iter(pages),
+        }}, cache_control="public, max-age=600")
+        service.refresh()
+        app = service.asgi()
+    """))
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "serve_app:app", "--app-dir", str(app_dir),
+                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                            cwd=app_dir)
+    try:
+        yield proc, port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def uvicorn_server(uvicorn_process: tuple[subprocess.Popen[bytes], int]) -> str:
+    """The base URL of the uvicorn process, once it listens."""
+    proc, port = uvicorn_process
+    wait_for_port(port, proc, timeout=240)
+    return f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="session")
+def big_service(big_db: Path, uvicorn_process: object) -> SitemapService:
+    """The service over the big table, planned once for every in-process framework test."""
+    service = SitemapService(BASE, {"products": KeysetSource(ProductFetch(big_db))})
+    service.refresh()
+    return service
+
+
+@pytest.fixture(scope="session")
+def django_settings(small_db: Path) -> Any:
+    django = pytest.importorskip("django")
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(
+            DEBUG=False,
+            ALLOWED_HOSTS=["*"],
+            ROOT_URLCONF="tests.serve.django_urls",
+            INSTALLED_APPS=["django.contrib.sitemaps"],
+            DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": str(small_db)}},
+            TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True}],
+            USE_TZ=True,
+            MIDDLEWARE=[],
+        )
+        django.setup()
+    return settings
+
+
+class ThreadServer:
+    """A WSGI app on a real socket (werkzeug's threaded server) in a daemon thread."""
+
+    def __init__(self, app: Any) -> None:
+        from werkzeug.serving import make_server
+
+        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ThreadServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.thread.join(10)

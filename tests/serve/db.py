@@ -1,0 +1,48 @@
+"""A real SQLite table of products for the serve tests and the benchmark, and its keyset fetch."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from sitemapkit.core import UrlEntry
+
+BASE = "https://shop.example/"
+
+
+def build_products(path: Path, rows: int) -> Path:
+    """``products(id INTEGER PRIMARY KEY, slug, updated)`` with ``rows`` rows (executemany, one transaction)."""
+    con = sqlite3.connect(path)
+    try:
+        con.execute("PRAGMA journal_mode=OFF")
+        con.execute("PRAGMA synchronous=OFF")
+        con.execute("CREATE TABLE products (id INTEGER PRIMARY KEY, slug TEXT NOT NULL, updated TEXT NOT NULL)")
+        con.executemany(
+            "INSERT INTO products VALUES (?, ?, ?)",
+            ((i, f"item-{i}", f"2024-{i % 12 + 1:02d}-{i % 28 + 1:02d}") for i in range(1, rows + 1)),
+        )
+        con.commit()
+    finally:
+        con.close()
+    return path
+
+
+class ProductFetch:
+    """``fetch(after, limit)``: one indexed range query per call (``WHERE id > ? ORDER BY id LIMIT ?``)."""
+
+    def __init__(self, path: Path, base: str = BASE) -> None:
+        self.path = path
+        self.base = base
+        self.calls: list[tuple[object, int]] = []
+
+    def __call__(self, after: int | None, limit: int) -> Iterator[tuple[int, UrlEntry]]:
+        self.calls.append((after, limit))
+        con = sqlite3.connect(self.path)
+        try:
+            rows = con.execute("SELECT id, slug, updated FROM products WHERE id > ? ORDER BY id LIMIT ?",
+                               (after if after is not None else 0, limit))
+            for pk, slug, updated in rows:
+                yield pk, UrlEntry(f"{self.base}p/{slug}", lastmod=updated)
+        finally:
+            con.close()
