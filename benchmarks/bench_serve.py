@@ -45,8 +45,9 @@ sys.path.insert(0, str(ROOT))
 # --- servers (run in their own process: ``bench_serve.py --server KIND --port N --db PATH``) -------------------
 
 def _service(db: Path, base: str) -> Any:
-    from sitemapkit.serve import KeysetSource, SitemapService
     from tests.serve.db import ProductFetch
+
+    from sitemapkit.serve import KeysetSource, SitemapService
 
     service = SitemapService(base, {"products": KeysetSource(ProductFetch(db, base=base))}, ttl=None)
     started = time.perf_counter()
@@ -110,7 +111,11 @@ def run_server(kind: str, port: int, db: Path) -> None:
         app = _service(db, base).asgi()
         uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
         return
+    import logging
+
     from werkzeug.serving import make_server
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
     if kind == "sitemapkit-django":
         service = _service(db, base)

@@ -91,3 +91,10 @@ def test_every_help_states_the_exit_and_stream_rules(name: str) -> None:
 def test_no_pointer_to_unshipped_files(name: str) -> None:
     output = _help(name)
     assert not re.search(r"\b[A-Z]+\.md\b|docs/", output), f"{name} --help names a file the package does not ship"
+
+
+@pytest.mark.parametrize("name", ["generate", "crawl"])
+def test_xsl_help_warns_about_chromium_and_points_to_html(name: str) -> None:
+    text = " ".join(_help(name).split())
+    assert "XSLT support is being removed" in text
+    assert "use --format html" in text

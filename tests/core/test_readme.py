@@ -33,3 +33,38 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "python -m pytest" in script
     assert "mypy" in script
     assert "ruff check" in script
+
+
+def _readme() -> str:
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+
+def test_readme_states_the_cli_rules() -> None:
+    text = _readme()
+    assert "0 ok, 1 problems found or the job failed, 2 usage error" in text
+    assert "130 interrupted" in text
+    assert "the report of `validate` (its problems included: the report is the output)" in text
+    assert "Standard error carries progress, diagnostics" in text
+    assert "`--quiet` turns both off" in text
+    assert "SITEMAPKIT_PROGRESS_INTERVAL" in text
+
+
+def test_readme_warns_about_xslt_in_chromium_and_points_to_html() -> None:
+    text = _readme()
+    assert "XSLT support is being removed" in text
+    assert "`--format html`" in text
+
+
+def test_readme_says_what_the_shared_corpus_is() -> None:
+    text = _readme()
+    assert "## Tests" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`../shared/corpus`" in text
+    assert "needs the shared test corpus" in text  # the skip reason the tests give (tests/support/corpus.py)
+
+
+def test_readme_links_point_to_files_in_the_repository() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = [t for t in re.findall(r"\]\(([^)#]+)\)", text) if "://" not in t]
+    assert targets
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert missing == []

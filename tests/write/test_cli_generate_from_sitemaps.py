@@ -76,7 +76,8 @@ def test_an_xml_urlset_is_read_with_every_extension(tmp_path: Path) -> None:
     assert "Wrote 3 URLs" in res.stdout
     before = read_file(src)
     after = read_file(out / "sitemap.xml")
-    assert before.ok and after.ok, after.problems
+    assert before.ok, before.problems
+    assert after.ok, after.problems
     assert len(before.entries) == 3
     # Everything the reader saw in the input is in the output: alternates, images, video, news, dates.
     assert after.entries == before.entries
@@ -84,7 +85,8 @@ def test_an_xml_urlset_is_read_with_every_extension(tmp_path: Path) -> None:
     assert [a.hreflang for a in first.alternates] == ["en", "de"]
     assert [i.loc for i in first.images] == ["https://www.kitsite.org/img/1.png", "https://www.kitsite.org/img/2.png"]
     assert after.entries[1].videos[0].duration == 600
-    assert after.entries[2].news is not None and after.entries[2].news.title == "Something happened"
+    assert after.entries[2].news is not None
+    assert after.entries[2].news.title == "Something happened"
 
 
 def test_a_gzipped_sitemap_on_standard_input_is_read(tmp_path: Path) -> None:
@@ -135,7 +137,8 @@ def test_an_index_on_standard_input_says_why_its_sitemaps_are_not_read(tmp_path:
              f"<sitemap><loc>{BASE}sitemap-1.xml</loc></sitemap></sitemapindex>")
     res = run("-", "--out", str(tmp_path / "out"), "--base-url", BASE, stdin=index.encode())
     assert res.returncode == 1
-    assert "error SM612" in res.stderr and "give the index as a file" in res.stderr
+    assert "error SM612" in res.stderr
+    assert "give the index as a file" in res.stderr
     assert "Traceback" not in res.stderr
 
 
@@ -159,7 +162,8 @@ def test_a_feed_is_read(tmp_path: Path, feed: str) -> None:
     entries = read_file(out / "sitemap.xml").entries
     assert [e.loc for e in entries] == [f"{BASE}posts/1", f"{BASE}posts/2"]
     assert entries == read_file(src).entries
-    assert entries[0].lastmod is not None and entries[0].lastmod.text.startswith("2024-05-01")
+    assert entries[0].lastmod is not None
+    assert entries[0].lastmod.text.startswith("2024-05-01")
 
 
 def test_html_input_is_one_error_line_and_nothing_is_published(tmp_path: Path) -> None:
@@ -194,8 +198,10 @@ def test_repeated_line_errors_are_capped_per_code(tmp_path: Path) -> None:
     lines = res.stderr.splitlines()
     sm610 = [line for line in lines if "error SM610" in line]
     sm608 = [line for line in lines if "error SM608" in line]
-    assert len(sm610) == 20 and len(sm608) == 20
-    assert sm610[0].startswith(f"{src}:2: error SM610") and sm610[-1].startswith(f"{src}:21: error SM610")
+    assert len(sm610) == 20
+    assert len(sm608) == 20
+    assert sm610[0].startswith(f"{src}:2: error SM610")
+    assert sm610[-1].startswith(f"{src}:21: error SM610")
     assert "… and 80 more SM610 (input line skipped)" in lines
     assert "… and 5 more SM608 (URL on another host than the base URL)" in lines
     assert [line for line in lines if line.startswith("sitemapkit: 125 input line")], lines  # the true count

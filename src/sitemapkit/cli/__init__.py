@@ -46,6 +46,12 @@ cli.add_command(crawl)
 from sitemapkit.cli._serve import serve  # noqa: E402
 
 cli.add_command(serve)
+from sitemapkit.cli._diff import diff  # noqa: E402
+
+cli.add_command(diff)
+from sitemapkit.cli._robots import robots  # noqa: E402
+
+cli.add_command(robots)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

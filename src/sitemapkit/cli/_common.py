@@ -126,7 +126,7 @@ def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = Tr
                 raise click.BadParameter(f"not an absolute http(s) URL: {source!r}", param_hint=param_hint)
             continue
         if not Path(source).exists():
-            raise click.BadParameter(f"no such file or directory: {source!r}", param_hint=param_hint)
+            raise click.BadParameter(f"{escape_controls(source)}: no such file or directory", param_hint=param_hint)
 
 
 def quiet_option(func: Any) -> Any:

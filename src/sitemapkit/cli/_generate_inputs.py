@@ -164,30 +164,30 @@ def _iter_document(src: str | BinaryIO, source: str) -> Iterator[InputItem]:
 
 
 def _iter_index(path: str, stream: BinaryIO | None, source: str) -> Iterator[InputItem]:
-    """A sitemap index, then each sitemap it lists, read from the index's folder by file name."""
-    refs: list[tuple[SitemapRef, int | None]] = []  # at most 50,000 (the index limit; the reader reports more)
-    for event in iter_events(stream if stream is not None else path, source=source, positions=True):
-        if isinstance(event, Located):
-            if isinstance(event.item, SitemapRef):
-                refs.append((event.item, event.line))
-        elif isinstance(event, Problem):
-            yield event
-        elif isinstance(event, SitemapRef):
-            refs.append((event, None))
+    """A sitemap index and, as each ``<sitemap>`` is read, the sitemap it lists (from the index's folder, by file
+    name): index order, and nothing held but the current child."""
     folder = None if path == "-" else Path(path).parent
-    for ref, line in refs:
-        where = Location(source, line, loc=ref.loc)
-        name = PurePosixPath(unquote(urlsplit(ref.loc).path)).name
-        if folder is None:
-            yield SM612.problem(where, f"{ref.loc} not read: an index from standard input has no folder to find "
-                                       "its sitemaps in; give the index as a file")
+    for event in iter_events(stream if stream is not None else path, source=source, positions=True):
+        if isinstance(event, Problem):
+            yield event
             continue
-        child = folder / name
-        if name in ("", ".", "..") or "\\" in name or not child.is_file():
-            yield SM612.problem(where, f"{ref.loc} not read: no file {name or '(no file name)'!r} in "
-                                       f"{folder or '.'}; generate reads an index's sitemaps from its folder")
-            continue
-        yield from _iter_child(child, where)
+        ref, line = (event.item, event.line) if isinstance(event, Located) else (event, None)
+        if isinstance(ref, SitemapRef):
+            yield from _iter_ref(ref, Location(source, line, loc=ref.loc), folder)
+
+
+def _iter_ref(ref: SitemapRef, where: Location, folder: Path | None) -> Iterator[InputItem]:
+    if folder is None:
+        yield SM612.problem(where, f"{ref.loc} not read: an index from standard input has no folder to find its "
+                                   "sitemaps in; give the index as a file")
+        return
+    name = PurePosixPath(unquote(urlsplit(ref.loc).path)).name
+    child = folder / name
+    if name in ("", ".", "..") or "\\" in name or not child.is_file():
+        yield SM612.problem(where, f"{ref.loc} not read: no file {name or '(no file name)'!r} in {folder}; "
+                                   "generate reads an index's sitemaps from its folder")
+        return
+    yield from _iter_child(child, where)
 
 
 def _iter_child(child: Path, where: Location) -> Iterator[InputItem]:

@@ -13,9 +13,11 @@ from sitemapkit.core._errors import (
     InvalidEntryError,
     InvalidValueError,
     LimitExceededError,
+    NotAFileError,
     ParseError,
     PublishError,
     SitemapkitError,
+    SourceNotFoundError,
     TooManyRedirectsError,
 )
 from sitemapkit.core._extensions import (
@@ -83,6 +85,7 @@ __all__ = [
     "LimitExceededError",
     "Location",
     "News",
+    "NotAFileError",
     "ParseError",
     "Precision",
     "Problem",
@@ -92,6 +95,7 @@ __all__ = [
     "Severity",
     "SitemapRef",
     "SitemapkitError",
+    "SourceNotFoundError",
     "TooManyRedirectsError",
     "UrlEntry",
     "Video",

@@ -35,21 +35,30 @@ __all__ = [
     "InvalidEntryError",
     "InvalidValueError",
     "LimitExceededError",
+    "NotAFileError",
     "ParseError",
     "PublishError",
     "SitemapkitError",
+    "SourceNotFoundError",
     "TooManyRedirectsError",
 ]
 
 
 class SitemapkitError(Exception):
-    """Base class of every error sitemapkit raises on purpose."""
+    """Base class of every error sitemapkit raises on purpose.
+
+    Example: ``except SitemapkitError`` catches every error the library raises on purpose (the CLI turns them into one
+    line).
+    """
 
 
 class InvalidValueError(SitemapkitError, ValueError):
     """A value given to the library breaks the protocol (a relative loc, a priority of 2, ...).
 
     ``field`` names the offending field (``"loc"``, ``"priority"``, ``"video.title"``) when known.
+
+    Example: ``UrlEntry("https://example.com/", priority=2)`` raises it (an :class:`InvalidEntryError`) with ``field
+    == "priority"``.
     """
 
     def __init__(self, message: str, *, field: str | None = None, value: object = None) -> None:
@@ -59,11 +68,18 @@ class InvalidValueError(SitemapkitError, ValueError):
 
 
 class InvalidEntryError(InvalidValueError):
-    """Building a URL entry, an extension element or a sitemap reference failed."""
+    """Building a URL entry, an extension element or a sitemap reference failed.
+
+    Example: ``UrlEntry("/relative")`` raises it with ``field == "loc"``.
+    """
 
 
 class ConfigurationError(SitemapkitError, ValueError):
-    """Options that cannot work (a limit above the protocol's, a missing base URL, ...)."""
+    """Options that cannot work (a limit above the protocol's, a missing base URL, ...).
+
+    Example: ``write_sitemaps(entries, "public/", "https://example.com/", max_urls=60_000)`` raises it (above the
+    protocol's 50,000).
+    """
 
 
 class InputError(SitemapkitError):
@@ -72,13 +88,19 @@ class InputError(SitemapkitError):
     ``events`` holds what a reader completed before the error within the call that raised it (a strict reader's
     ``feed()`` or ``close()``), so that a caller sees the same events whatever the chunking: the events returned by
     earlier calls, then these, then the error.
+
+    Example: ``except InputError`` around :func:`read_file` catches :class:`ParseError`, :class:`LimitExceededError`
+    and a missing file (:class:`~sitemapkit.core.SourceNotFoundError`).
     """
 
     events: tuple[object, ...] = ()
 
 
 class ParseError(InputError):
-    """Strict mode met an error in the input. ``problem`` says what and where."""
+    """Strict mode met an error in the input. ``problem`` says what and where.
+
+    Example: ``parse_bytes(b"<urlset", strict=True)`` raises it; ``exc.problem.code`` is the problem's code.
+    """
 
     def __init__(self, problem: Problem) -> None:
         super().__init__(problem.format())
@@ -86,7 +108,11 @@ class ParseError(InputError):
 
 
 class LimitExceededError(InputError):
-    """A budget (decompressed bytes, entries, depth, time) was exceeded while reading."""
+    """A budget (decompressed bytes, entries, depth, time) was exceeded while reading.
+
+    Example: ``parse_bytes(data, strict=True, max_decompressed_bytes=1_000_000)`` raises it when ``data`` inflates to
+    more.
+    """
 
     def __init__(self, message: str, *, limit: int | float | None = None, source: str | None = None) -> None:
         super().__init__(message)
@@ -94,12 +120,44 @@ class LimitExceededError(InputError):
         self.source = source
 
 
+class SourceNotFoundError(InputError, FileNotFoundError):
+    """The file to read does not exist (also a :class:`FileNotFoundError`, so ``except OSError`` still catches
+    it). ``filename`` is the path.
+
+    Example::
+
+        try:
+            read_file("missing.xml")
+        except SourceNotFoundError as exc:
+            print(exc.filename, "does not exist")
+    """
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+class NotAFileError(InputError, IsADirectoryError):
+    """The path to read is a directory, not a sitemap file (also an :class:`IsADirectoryError`). ``filename``
+    is the path. Example: ``read_file("public/")`` raises it; read ``public/sitemap.xml`` instead."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
 class PublishError(SitemapkitError):
-    """Writing or publishing a sitemap set failed. Whatever was published before is left untouched."""
+    """Writing or publishing a sitemap set failed. Whatever was published before is left untouched.
+
+    Example: ``write_sitemaps(entries, "/read-only/", "https://example.com/")`` raises it; the previous set stays as
+    it was.
+    """
 
 
 class FetchError(SitemapkitError):
-    """An HTTP fetch failed for good (after retries). ``url`` is the URL that was asked for."""
+    """An HTTP fetch failed for good (after retries). ``url`` is the URL that was asked for.
+
+    Example: ``except FetchError as exc: print(exc.url, exc)`` around :func:`discover` or a URL given to ``sitemapkit
+    urls``.
+    """
 
     def __init__(self, message: str, *, url: str) -> None:
         super().__init__(f"{url}: {message}")
@@ -108,7 +166,10 @@ class FetchError(SitemapkitError):
 
 
 class HTTPStatusError(FetchError):
-    """The server answered with a final non-success status."""
+    """The server answered with a final non-success status.
+
+    Example: ``except HTTPStatusError as exc: print(exc.status, exc.url)`` (a 404 or 410 sitemap, after retries).
+    """
 
     def __init__(self, status: int, *, url: str) -> None:
         super().__init__(f"HTTP status {status}", url=url)
@@ -116,4 +177,8 @@ class HTTPStatusError(FetchError):
 
 
 class TooManyRedirectsError(FetchError):
-    """A redirect chain exceeded the limit or came back to a URL it had visited."""
+    """A redirect chain exceeded the limit or came back to a URL it had visited.
+
+    Example: ``except TooManyRedirectsError as exc: print(exc.url)``; see :class:`HTTPStatusError` for the other fetch
+    failures.
+    """

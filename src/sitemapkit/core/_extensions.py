@@ -96,7 +96,10 @@ def _number(value: object, where: str, lo: float, hi: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Alternate:
-    """An ``<xhtml:link rel="alternate" hreflang=… href=…>``: a language/region version of the page."""
+    """An ``<xhtml:link rel="alternate" hreflang=… href=…>``: a language/region version of the page.
+
+    Example: ``UrlEntry("https://example.com/", alternates=[Alternate("de", "https://example.com/de/")])``.
+    """
 
     hreflang: str
     href: str
@@ -110,7 +113,10 @@ class Alternate:
 @dataclass(frozen=True, slots=True)
 class Image:
     """``<image:image>``. Only ``loc`` is current; the other four were deprecated by Google in 2022 and are
-    still written on request (with a warning from the writer)."""
+    still written on request (with a warning from the writer).
+
+    Example: ``UrlEntry("https://example.com/p", images=[Image("https://cdn.example.com/p.jpg")])``.
+    """
 
     loc: str
     caption: str | None = None
@@ -205,7 +211,11 @@ class VideoTvShow:
 class Video:
     """``<video:video>`` with every field Google documents (RULES.md 22), plus the deprecated ones.
 
-    Required: thumbnail_loc, title, description, and content_loc or player_loc."""
+    Required: thumbnail_loc, title, description, and content_loc or player_loc.
+
+    Example: ``Video("https://example.com/t.jpg", "Title", "Description", content_loc="https://example.com/v.mp4")``
+    in ``UrlEntry(loc, videos=[...])``.
+    """
 
     thumbnail_loc: str
     title: str
@@ -267,7 +277,10 @@ class Video:
 @dataclass(frozen=True, slots=True)
 class News:
     """``<news:news>``: required publication name and language, publication date and title (RULES.md 23).
-    ``access``, ``genres``, ``keywords`` and ``stock_tickers`` remain in the XSD but not in Google's docs."""
+    ``access``, ``genres``, ``keywords`` and ``stock_tickers`` remain in the XSD but not in Google's docs.
+
+    Example: ``UrlEntry(loc, news=News("The Example Times", "en", LastMod("2024-05-01"), "A title"))``.
+    """
 
     publication_name: str
     publication_language: str

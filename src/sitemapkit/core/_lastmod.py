@@ -72,7 +72,11 @@ _VALID_BY_FORM = re.compile(
 @dataclass(frozen=True, slots=True, order=False)
 class LastMod:
     """A W3C Datetime. Build from text (``LastMod("2024-05-01")``) or with :meth:`of` from ``date`` /
-    ``datetime`` / ``str``. Equality is on the text: the same instant written differently is not equal."""
+    ``datetime`` / ``str``. Equality is on the text: the same instant written differently is not equal.
+
+    Example: ``LastMod("2024-05-01").text``; ``LastMod.of(datetime(2024, 5, 1, 10, tzinfo=UTC)).text ==
+    "2024-05-01T10:00:00Z"``.
+    """
 
     text: str
 

@@ -56,7 +56,10 @@ _simple_uri = SIMPLE_URI.fullmatch
 
 
 class Changefreq(enum.Enum):
-    """How often a page is likely to change (a hint; Google ignores it)."""
+    """How often a page is likely to change (a hint; Google ignores it).
+
+    Example: ``UrlEntry("https://example.com/", changefreq=Changefreq.DAILY)`` (or ``changefreq="daily"``).
+    """
 
     ALWAYS = "always"
     HOURLY = "hourly"
@@ -76,7 +79,10 @@ class UrlEntry:
 
     The constructor accepts convenient inputs and stores canonical values: ``lastmod`` as a :class:`LastMod`
     (from a ``datetime``, ``date`` or W3C string), ``changefreq`` as a :class:`Changefreq` (from its name),
-    ``priority`` as a float, sequences as tuples, and ``loc`` as a URI."""
+    ``priority`` as a float, sequences as tuples, and ``loc`` as a URI.
+
+    Example: ``UrlEntry("https://example.com/", lastmod="2024-05-01", changefreq="daily", priority=0.8)``.
+    """
 
     loc: str
     lastmod: LastMod | None = None
@@ -141,7 +147,11 @@ class UrlEntry:
 
 @dataclass(frozen=True, slots=True)
 class SitemapRef:
-    """One ``<sitemap>`` of a sitemap index: where a child sitemap is, and when that file last changed."""
+    """One ``<sitemap>`` of a sitemap index: where a child sitemap is, and when that file last changed.
+
+    Example: ``read_file("sitemap_index.xml").sitemaps`` lists them; ``SitemapRef("https://example.com/s-1.xml",
+    LastMod("2024-05-01"))``.
+    """
 
     loc: str
     lastmod: LastMod | None = None

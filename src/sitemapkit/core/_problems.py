@@ -79,7 +79,10 @@ def quote_value(value: str, limit: int = QUOTE_CHARS) -> str:
 
 
 class Severity(enum.Enum):
-    """How bad a problem is. Errors make a sitemap invalid; warnings do not."""
+    """How bad a problem is. Errors make a sitemap invalid; warnings do not.
+
+    Example: ``[p for p in result.problems if p.severity is Severity.ERROR]`` (what ``result.errors`` gives).
+    """
 
     ERROR = "error"
     WARNING = "warning"
@@ -109,7 +112,10 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One finding: a stable ``code`` (``SM101``), a severity, a one-line message and a location."""
+    """One finding: a stable ``code`` (``SM101``), a severity, a one-line message and a location.
+
+    Example: ``for problem in read_file("sitemap.xml").problems: print(problem.format())``.
+    """
 
     code: str
     severity: Severity
@@ -172,6 +178,7 @@ _CODE_MODULES = (
     "sitemapkit.fetch._walk",
     "sitemapkit.fetch._discover",
     "sitemapkit.crawl._crawler",
+    "sitemapkit.submit._robotscheck",
 )
 
 

@@ -100,7 +100,12 @@ def check_start_url(url: str, options: CrawlOptions | None = None) -> str:
 
 class Crawler:
     """Crawl ``start_url`` into ``state``. ``client`` may be given (tests inject transports); otherwise one is
-    built from the options. Call :meth:`run` once."""
+    built from the options. Call :meth:`run` once.
+
+    Example: ``with CrawlState("crawl.sqlite") as state: summary = asyncio.run(Crawler("https://example.com/",
+    state).run())``, then :func:`sitemapkit.crawl.sitemap_entries` (state) feeds :func:`write_sitemaps`;
+    ``sitemapkit.crawl(url, out_dir)`` does all of it.
+    """
 
     def __init__(self, start_url: str, state: CrawlState, options: CrawlOptions | None = None, *,
                  client: HttpClient | None = None, now: Callable[[], datetime] | None = None) -> None:

@@ -34,7 +34,11 @@ class CrawlOptions:
     requests to one host (robots.txt ``Crawl-delay`` wins when larger, unless robots are ignored).
     ``include`` / ``exclude``: regular expressions searched in the full URL (the start URL is always crawled).
     ``max_pages``: stop after this many fetches (None: no limit). ``max_page_bytes``: byte budget for an HTML
-    page; ``check_bytes`` for the small GET that checks a non-HTML resource when HEAD is refused."""
+    page; ``check_bytes`` for the small GET that checks a non-HTML resource when HEAD is refused.
+
+    Example: ``Crawler("https://example.com/", state, CrawlOptions(max_pages=500, images=True))``; see
+    :class:`Crawler`.
+    """
 
     max_pages: int | None = None
     max_depth: int = 50

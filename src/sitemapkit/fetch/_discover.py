@@ -156,7 +156,11 @@ async def discover(
     """Find the sitemaps of the site at ``site_url``.
 
     ``probe``: "auto" tries well-known paths and the home page's ``<link rel="sitemap">`` only when robots.txt
-    names no sitemap; "always" tries them in any case; "never" reads robots.txt only."""
+    names no sitemap; "always" tries them in any case; "never" reads robots.txt only.
+
+    Example: ``async with HttpClient() as client: found = await discover("https://example.com/", client=client)``;
+    ``sitemapkit discover URL`` on the command line.
+    """
     if probe not in ("auto", "always", "never"):
         from sitemapkit.core._errors import ConfigurationError
 
@@ -224,7 +228,11 @@ async def walk_site(
     probe: str = "auto",
 ) -> AsyncIterator[Discovery | WalkItem]:
     """Discover (for a site URL) and walk: yields the :class:`Discovery` first (site URLs only), then the walk's
-    items. A URL that is not a site URL, or a sequence of URLs, is walked directly as given sitemaps."""
+    items. A URL that is not a site URL, or a sequence of URLs, is walked directly as given sitemaps.
+
+    Example: ``async with HttpClient() as client: async for item in walk_site("https://example.com/", client=client):
+    print(item)``.
+    """
     opts = options or WalkOptions()
     if isinstance(site_or_sitemaps, str) and is_site_url(site_or_sitemaps):
         found = await discover(site_or_sitemaps, client=client, probe=probe, max_bytes=opts.max_bytes)

@@ -214,6 +214,28 @@ class HttpClient:
                                      retryable=False) from None
             raise
 
+    async def send(self, method: str, url: str, *, data: bytes | None = None,
+                   headers: Mapping[str, str] | None = None, max_bytes: int | None = None) -> HttpResponse:
+        """One request with a body (POST, PUT): what submitting to search engines and hubs needs. Redirects are
+        not followed (the answer comes back as is); the retry policy, the address policy, the byte budget and
+        ``deadline`` apply as for :meth:`get`; the cache is not used."""
+        budget = self.max_bytes if max_bytes is None else max_bytes
+        started = time.monotonic()
+        self._check_address(url, url)
+        loop = asyncio.get_running_loop()
+        deadline_at = None if self.deadline is None else loop.time() + self.deadline
+        try:
+            async with asyncio.timeout(self.deadline) as scope:
+                status, resp_headers, body, wire, attempts, _, cut = await self._fetch_one(
+                    url, headers, budget, False, deadline_at, method=method, data=data)
+        except TimeoutError:
+            if scope.expired():
+                raise TransportError(f"timed out after {self.deadline:g} s (total deadline)", url=url,
+                                     retryable=False) from None
+            raise
+        return HttpResponse(url=url, final_url=url, status=status, headers=resp_headers, body=body,
+                            elapsed=time.monotonic() - started, wire_bytes=wire, attempts=attempts, truncated=cut)
+
     def _check_address(self, url: str, asked: str) -> None:
         if self.address_policy is not None:
             why = self.address_policy.check_url(url)
@@ -252,16 +274,17 @@ class HttpClient:
 
     async def _fetch_one(
         self, url: str, headers: Mapping[str, str] | None, budget: int, truncate: bool = False,
-        deadline_at: float | None = None,
+        deadline_at: float | None = None, method: str = "GET", data: bytes | None = None,
     ) -> tuple[int, dict[str, str], bytes, int, int, bool, bool]:
         """One hop, with retries. Returns (status, headers, body, wire bytes, attempts, from_cache, truncated)."""
         request_headers = dict(self.default_headers)
         if headers:
             request_headers.update(headers)
-        if self.cache is not None and not any(k.lower() in ("if-none-match", "if-modified-since")
-                                              for k in request_headers):
-            request_headers.update(self.cache.validators(url))
-        request = TransportRequest("GET", url, request_headers, self.timeouts)
+        cache = self.cache if method == "GET" else None
+        if cache is not None and not any(k.lower() in ("if-none-match", "if-modified-since")
+                                         for k in request_headers):
+            request_headers.update(cache.validators(url))
+        request = TransportRequest(method, url, request_headers, self.timeouts, data)
         attempt = 0
         while True:
             try:
@@ -279,14 +302,14 @@ class HttpClient:
                     and await self._backoff(attempt, resp_headers.get("retry-after"), deadline_at)):
                 attempt += 1
                 continue
-            if status == 304 and self.cache is not None:
-                cached = self.cache.load(url)
+            if status == 304 and cache is not None:
+                cached = cache.load(url)
                 if cached is not None:
                     self.stats.cache_hits += 1
                     cached_headers, cached_body = cached
                     return 200, {**cached_headers, **resp_headers}, cached_body, wire, attempt + 1, True, False
-            if status == 200 and self.cache is not None and not cut:
-                self.cache.store(url, resp_headers, body)
+            if status == 200 and cache is not None and not cut:
+                cache.store(url, resp_headers, body)
             return status, resp_headers, body, wire, attempt + 1, False, cut
 
     async def _backoff(self, attempt: int, retry_after: str | None, deadline_at: float | None = None) -> bool:

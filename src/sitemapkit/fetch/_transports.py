@@ -72,12 +72,14 @@ class Timeouts:
 
 @dataclass(frozen=True, slots=True)
 class TransportRequest:
-    """One request as the transport sees it: no redirects followed, no decoding done."""
+    """One request as the transport sees it: no redirects followed, no decoding done. ``body``: bytes sent
+    with a POST or PUT (None: no body)."""
 
     method: str
     url: str
     headers: Mapping[str, str]
     timeouts: Timeouts
+    body: bytes | None = None
 
 
 class TransportResponse(Protocol):
@@ -188,6 +190,7 @@ class AiohttpTransport:
         try:
             resp = await session.request(
                 request.method, request.url, headers=dict(request.headers), allow_redirects=False, timeout=timeout,
+                data=request.body,
             )
         except (aiohttp.InvalidURL, ValueError) as exc:
             raise TransportError(f"invalid URL: {exc}", url=request.url, retryable=False) from None

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
+from sitemapkit.core._errors import NotAFileError, SourceNotFoundError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Problem, Severity
@@ -22,7 +24,10 @@ __all__ = ["ParseResult", "iter_events", "parse_bytes", "read_file"]
 
 @dataclass(frozen=True, slots=True)
 class ParseResult:
-    """Everything read from one document."""
+    """Everything read from one document.
+
+    Example: ``result = read_file("sitemap.xml")``, then ``result.kind``, ``result.entries``, ``result.errors``.
+    """
 
     kind: DocumentKind
     entries: tuple[UrlEntry, ...]
@@ -77,7 +82,10 @@ def parse_bytes(
     strict: bool = False,
     max_decompressed_bytes: int | None = DEFAULT_MAX_DECOMPRESSED_BYTES,
 ) -> ParseResult:
-    """Read a whole document held in memory."""
+    """Read a whole document held in memory.
+
+    Example: ``parse_bytes(b"https://example.com/a\\n").entries[0].loc == "https://example.com/a"``.
+    """
     parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_decompressed_bytes)
     return _collect(_drive(parser, iter((data,))), parser)
 
@@ -90,8 +98,18 @@ def _chunks(stream: BinaryIO, size: int) -> Iterator[bytes]:
         yield chunk
 
 
+def _open(path: Path) -> BinaryIO:
+    """``path`` opened for reading; the project's own errors for a missing file or a directory."""
+    if path.is_dir():
+        raise NotAFileError(errno.EISDIR, "is a directory, not a sitemap file", str(path))
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise SourceNotFoundError(errno.ENOENT, "no such file or directory", str(path)) from None
+
+
 def _file_chunks(path: Path, size: int) -> Iterator[bytes]:
-    with path.open("rb") as fh:  # opened on the first read, closed at the end (or when the iterator is dropped)
+    with _open(path) as fh:  # opened on the first read, closed at the end (or when the iterator is dropped)
         yield from _chunks(fh, size)
 
 
@@ -105,7 +123,11 @@ def iter_events(
     chunk_size: int = READ_CHUNK,
 ) -> Iterator[Event]:
     """Stream the events of a file (path) or binary stream, reading ``chunk_size`` bytes at a time (lazily: the
-    file is opened when iteration starts)."""
+    file is opened when iteration starts).
+
+    Example: ``for event in iter_events("sitemap.xml.gz"): print(event)`` (entries, sitemap references and problems,
+    in document order).
+    """
     if isinstance(path_or_stream, (str, os.PathLike)):
         path = Path(path_or_stream)
         parser = SitemapParser(source or str(path), strict=strict, max_decompressed_bytes=max_decompressed_bytes,
@@ -123,10 +145,15 @@ def read_file(
     strict: bool = False,
     max_decompressed_bytes: int | None = DEFAULT_MAX_DECOMPRESSED_BYTES,
 ) -> ParseResult:
-    """Read a whole file (or binary stream) into a :class:`ParseResult`."""
+    """Read a whole file (or binary stream) into a :class:`ParseResult`.
+
+    Example: ``read_file("public/sitemap.xml.gz").entries``. A missing file raises
+    :class:`~sitemapkit.core.SourceNotFoundError`, a directory :class:`~sitemapkit.core.NotAFileError` (both
+    :class:`InputError`).
+    """
     if isinstance(path_or_stream, (str, os.PathLike)):
         src = source or str(path_or_stream)
-        stream: BinaryIO = Path(path_or_stream).open("rb")  # noqa: SIM115 - closed below
+        stream: BinaryIO = _open(Path(path_or_stream))
     else:
         src = source or str(getattr(path_or_stream, "name", "<stream>"))
         stream = path_or_stream

@@ -146,6 +146,51 @@ _CHANGEFREQS = {m.value: m for m in Changefreq}
 _simple_uri = SIMPLE_URI.fullmatch
 
 
+def _prolog_settled(buf: bytes) -> bool:
+    """Whether no more bytes can change that ``_PROLOG`` does not match ``buf`` (so that whether the lane starts
+    is the same for every chunking): the prolog seen so far is complete up to a byte that ends it (a complete
+    root start tag, or something that starts no PI, comment, whitespace or ``<urlset``)."""
+    n = len(buf)
+    if n < 3 and _BOM.startswith(buf):
+        return False
+    i = 3 if buf.startswith(_BOM) else 0
+    while i < n:
+        if buf[i] in _WS_BYTES:
+            i += 1
+            continue
+        for opening, closing in _SKIPPED:
+            if buf.startswith(opening, i):
+                end = buf.find(closing, i + len(opening))
+                if end < 0:
+                    return False  # a PI or comment still arriving
+                i = end + len(closing)
+                break
+        else:
+            head = buf[i:i + 7]
+            if len(head) < 7 and any(s.startswith(head) for s in (b"<?", b"<!--", b"<urlset")):
+                return False  # could still become one of them
+            if head != b"<urlset":
+                return True
+            # the root start tag: settled once it ends (at a ">" outside quoted attribute values)
+            j = i + 7
+            while j < n:
+                c = buf[j]
+                if c == 0x3E:  # >
+                    return True
+                if c in (0x22, 0x27):  # a quoted value
+                    j = buf.find(bytes((c,)), j + 1)
+                    if j < 0:
+                        return False
+                j += 1
+            return False
+    return False
+
+
+_BOM = b"\xef\xbb\xbf"
+_WS_BYTES = b" \t\r\n"
+_SKIPPED = ((b"<?", b"?>"), (b"<!--", b"-->"))
+
+
 def _prefixes(head: bytes) -> tuple[str | None, str | None]:
     """The prefixes the root start tag binds to the image and XHTML namespaces (None when not bound, or bound
     more than once, or not a plain name)."""
@@ -190,10 +235,9 @@ class CanonicalLane:
         buf = self._buf + data if self._buf else data
         self._buf = b""
         if self._state == _UNDECIDED:
-            m = _PROLOG.match(buf)
+            m = _PROLOG.match(buf, 0, _MAX_PROLOG)
             if m is None:
-                at = buf.find(b"<urlset")
-                if (at >= 0 and buf.find(b">", at) >= 0) or len(buf) >= _MAX_PROLOG:
+                if len(buf) >= _MAX_PROLOG or _prolog_settled(buf):
                     self.off = True  # decided: not a prolog this lane reads
                     return buf
                 self._buf = buf

@@ -100,6 +100,7 @@ class XmlEngine(XmlStream, ExtensionReaders):
         # Lenient mode repairs bare "&" (the commonest XML mistake in hand-made sitemaps); strict mode lets libxml2
         # stop at it with the exact position.
         self._amp = None if owner.strict else _AmpRepair(1)
+        self._pending = []
         self._emit = owner.emit
         self._plain_emit = not owner.positions
         self._cls: dict[object, int] = {}

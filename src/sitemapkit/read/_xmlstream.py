@@ -14,6 +14,7 @@ from typing import Any
 
 from lxml import etree
 
+from sitemapkit.core._problems import ProblemCode
 from sitemapkit.read import _codes as C
 from sitemapkit.read._fields import _split
 from sitemapkit.read._lane import FastUrlset
@@ -24,11 +25,16 @@ __all__ = ["XmlStream"]
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
 _SOH_IN_MESSAGE = re.compile(r"(Char 0x|Char value )1\b")
 _ERROR_SUFFIX = re.compile(r",? line \d+, column \d+.*$", re.S)
+#: libxml2's errors about a character that XML does not allow: not-well-formed wherever they are found (libxml2
+#: finds one in the last bytes while reading them or only at the end, depending on its look-ahead).
+_CHAR_ERROR = re.compile(r"invalid Char value|Char 0x[0-9A-Fa-f]+ out of allowed range|not proper UTF-8")
 
 
-def _last_fatal(log: Any) -> Any:
-    """The last fatal error of an lxml error log (None when there is none)."""
-    for entry in reversed(log):
+def _first_fatal(log: Any) -> Any:
+    """The first fatal error of an lxml error log (None when there is none): the one that stopped libxml2 (the
+    reader stops at it). libxml2 may log more after it in the same call, such as "Comment not terminated" after
+    "Double hyphen within comment", placed wherever its buffer ended: those depend on the chunking."""
+    for entry in log:
         if entry.level == _FATAL:
             return entry
     return None
@@ -138,6 +144,7 @@ class XmlStream:
     _nul: bool
     _soh: bool
     _amp: _AmpRepair | None
+    _pending: list[tuple[ProblemCode, str, int | None]]  # problems of the end, see close()
 
     def feed(self, data: bytes) -> None:
         if self._dead:
@@ -152,6 +159,7 @@ class XmlStream:
                 # The characters before the bad bytes are read first (an error in them is the report, as when
                 # they came in an earlier chunk), then reading stops at the bad bytes.
                 self._feed_utf8(self._decodable_prefix(state, data, exc))
+                self._release_held()
                 if not self._dead:
                     self._drain()
                     self.o.problem(C.UNDECODABLE,
@@ -179,6 +187,7 @@ class XmlStream:
         except UnicodeDecodeError as exc:
             # The decoder's input was the held bytes and data, as ``buf``: read what comes before the bad bytes.
             self._feed_utf8(buf[:exc.start])
+            self._release_held()
             if not self._dead:
                 self._drain()
                 self.o.problem(C.UNDECODABLE, f"bytes are not valid UTF-8: {exc.reason}; reading stopped")
@@ -261,43 +270,36 @@ class XmlStream:
         # the same error at the same place whatever the chunking.
         log = p.feed_error_log
         if log and not self._dead:
-            fatal = _last_fatal(log)
+            fatal = _first_fatal(log)
             if fatal is not None:
                 self._report_syntax(fatal.message, fatal.line, fatal.column, at_close=False)
 
     def close(self) -> None:
         if self._dead:
             return
+        # What is wrong at the end of the bytes (a character cut short, the & repairs) is reported once lxml has
+        # read everything before it. When reading stops at an error there, that error is the report: libxml2
+        # finds it while reading the last bytes or only when closed, depending on its look-ahead, so nothing
+        # reported before it may depend on which (a truncation keeps them: they come before it, as they are).
+        pending = self._pending
         if self._decoder is not None:
             try:
                 rest = self._decoder.decode(b"", final=True).encode("utf-8")
             except UnicodeDecodeError as exc:
-                self.o.problem(C.UNDECODABLE, f"document ends inside a {exc.encoding} character")
+                pending.append((C.UNDECODABLE, f"document ends inside a {exc.encoding} character", None))
                 rest = b""
             if rest:
                 self._feed_utf8(rest)
-                if self.dead:
-                    return
         elif self._utf8_carry:
             self._utf8_carry = b""
-            self.o.problem(C.UNDECODABLE, "document ends inside a UTF-8 character")
+            pending.append((C.UNDECODABLE, "document ends inside a UTF-8 character", None))
+        self._release_held()
+        if self.dead:
+            return
         amp = self._amp
-        if amp is not None:
-            tail = amp.repair(b"", final=True)
-            if tail:
-                self._push(tail)
-            self._fast_finish()
-            if self.dead:
-                # Reading stopped at an error: that error is the report (whether the repairs came before or after
-                # it depends on how the bytes were cut, so they are not reported).
-                return
-            if amp.count:
-                more = f" (and {amp.count - 1:,} more)" if amp.count > 1 else ""
-                self.o.problem(C.BARE_AMPERSAND, f"unescaped & read as &amp;{more}", amp.first_line, None)
-        else:
-            self._fast_finish()
-            if self.dead:
-                return
+        if amp is not None and amp.count:
+            more = f" (and {amp.count - 1:,} more)" if amp.count > 1 else ""
+            pending.append((C.BARE_AMPERSAND, f"unescaped & read as &amp;{more}", amp.first_line))
         try:
             self._p.close()
         except etree.XMLSyntaxError as exc:
@@ -305,6 +307,24 @@ class XmlStream:
             self._syntax_error(exc, at_close=True)
             return
         self._drain()
+        self._report_pending()
+
+    def _report_pending(self) -> None:
+        pending, self._pending = self._pending, []
+        for pc, message, line in pending:
+            self.o.problem(pc, message, line, None)
+
+    def _release_held(self) -> None:
+        """Hand lxml the bytes held back for look-ahead (the & repair's tail, the fast lane's buffer): the bytes
+        end here (the document's end, or undecodable bytes where reading stops)."""
+        if self._dead:
+            return
+        amp = self._amp
+        if amp is not None:
+            tail = amp.repair(b"", final=True)
+            if tail:
+                self._push(tail)
+        self._fast_finish()
 
     def _fast_finish(self) -> None:
         fast = self._fast
@@ -324,7 +344,7 @@ class XmlStream:
 
     def _syntax_error(self, exc: etree.XMLSyntaxError, *, at_close: bool) -> None:
         # This parser's own log (``exc.error_log`` also holds entries of earlier documents read in this thread).
-        entry: Any = _last_fatal(self._p.feed_error_log) or getattr(exc.error_log, "last_error", None)
+        entry: Any = _first_fatal(self._p.feed_error_log) or getattr(exc.error_log, "last_error", None)
         message = entry.message if entry is not None and entry.message else _ERROR_SUFFIX.sub("", str(exc))
         line = (entry.line if entry is not None else exc.lineno) or None
         column = (entry.column if entry is not None else None) or None
@@ -345,10 +365,14 @@ class XmlStream:
                 lambda m: f"line {int(m[1]) + skipped}" if int(m[1]) >= self._col_fix_line else m[0], message)
         self._die()
         if "Extra content at the end of the document" in message:
+            self._pending = []
             self.o.problem(C.JUNK_AFTER_ROOT, "content after the root element is ignored", line, column)
-        elif "Premature end of data" in message or (at_close and (line is None or line >= self._last_line)):
+        elif "Premature end of data" in message or (
+                at_close and (line is None or line >= self._last_line) and not _CHAR_ERROR.search(message)):
+            self._report_pending()
             self.o.problem(C.TRUNCATED, f"document ends early ({message}); incomplete entries dropped", line, column)
         else:
+            self._pending = []
             self.o.problem(C.NOT_WELL_FORMED, f"XML is not well-formed: {message}; reading stopped", line, column)
 
     @property

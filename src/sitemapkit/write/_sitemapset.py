@@ -57,7 +57,11 @@ class Manifest:
     """What a publish wrote. ``entry_point`` is ``OUT/sitemap.xml`` (``.gz``): the index when there is more than
     one XML file, else the urlset itself (for a txt/html-only set, the first file of the first format).
     ``problems`` are warnings (deprecated tags, duplicates, URLs outside the base URL), one per code with a
-    count; the library never prints them."""
+    count; the library never prints them.
+
+    Example: ``manifest = write_sitemaps(entries, "public/", "https://example.com/")``, then ``manifest.entry_point``,
+    ``manifest.urls``, ``manifest.to_dict()``.
+    """
 
     out_dir: Path
     entry_point: Path | None
@@ -351,7 +355,11 @@ def write_sitemaps(
     """Write ``entries`` as a sitemap set in ``out_dir`` served at ``base_url``; see :class:`SitemapSetWriter`.
 
     Any exception (including an :class:`InvalidEntryError` from an entry) aborts the run and leaves the
-    previous set untouched. To skip bad entries instead, drive :class:`SitemapSetWriter` and catch it."""
+    previous set untouched. To skip bad entries instead, drive :class:`SitemapSetWriter` and catch it.
+
+    Example: ``write_sitemaps([UrlEntry("https://example.com/")], "public/", "https://example.com/")``; see the
+    README's Library section.
+    """
     writer = SitemapSetWriter(out_dir, base_url, gzip=gzip, max_urls=max_urls, max_bytes=max_bytes,
                               max_news=max_news, formats=formats, xsl=xsl, dedupe=dedupe, basename=basename,
                               gzip_level=gzip_level, html_title=html_title, check_scope=check_scope)

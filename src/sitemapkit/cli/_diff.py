@@ -1,0 +1,156 @@
+"""``sitemapkit diff OLD NEW``: what changed between two sets of sitemaps (a thin adapter over
+:func:`sitemapkit.submit._diff.diff_sources`)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+import click
+
+from sitemapkit.cli._common import Progress, check_sources, plural, print_problem, quiet_option
+from sitemapkit.cli._fetchopts import fetch_options, settings_from
+from sitemapkit.core import Problem, SitemapkitError, atomic_text
+from sitemapkit.core._problems import escape_controls, escape_json_controls
+from sitemapkit.core._urls import is_absolute_http_url
+from sitemapkit.submit._atom import write_atom
+from sitemapkit.submit._diff import SourceDiff, diff_sources
+
+__all__ = ["diff"]
+
+#: Exit status as diff(1): no difference, differences, trouble.
+EXIT_SAME, EXIT_DIFFERENT, EXIT_TROUBLE = 0, 1, 2
+_MARK = {"added": "+", "removed": "-", "changed": "~"}
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.old = 0
+        self.new = 0
+
+    def add(self, side: str, n: int) -> None:
+        if side == "old":
+            self.old += n
+        else:
+            self.new += n
+
+    def describe(self) -> str:
+        return f"reading: {plural(self.old, 'old URL')}, {plural(self.new, 'new URL')}"
+
+
+def _write(result: SourceDiff, fmt: str, out: TextIO, feed_url: str | None, hubs: tuple[str, ...]) -> None:
+    if fmt == "atom":
+        write_atom(out, result, counts=result.counts, feed_url=feed_url, hubs=hubs)
+    elif fmt == "json":
+        head = json.dumps(result.counts.to_dict())[:-1]
+        out.write(head + ', "changes": [')
+        for i, change in enumerate(result):
+            item = escape_json_controls(json.dumps(change.to_dict(), ensure_ascii=False))
+            out.write(("," if i else "") + "\n  " + item)
+        out.write("\n]}\n" if result.counts.differ else "]}\n")
+    elif fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(("loc", "change", "fields"))
+        for change in result:
+            writer.writerow((change.loc, change.change, " ".join(change.fields)))
+    else:
+        for change in result:
+            line = f"{_MARK[change.change]} {escape_controls(change.loc)}"
+            if change.fields:
+                line += f"  ({', '.join(change.fields)})"
+            out.write(line + "\n")
+
+
+@contextmanager
+def _output(path: str | None) -> Iterator[TextIO]:
+    if path is None or path == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    with atomic_text(Path(path)) as fh:
+        yield fh
+
+
+@click.command("diff")
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "atom"]), default="text",
+              show_default=True,
+              help="text: '+ loc', '- loc', '~ loc  (fields)'; json: counts and changes; csv: loc,change,fields; "
+                   "atom: an Atom 1.0 feed of the changes (a delta feed for feed readers and WebSub hubs).")
+@click.option("--feed-url", metavar="URL", default=None,
+              help="With --format atom: the feed's own URL (its rel=\"self\" link and id).")
+@click.option("--hub", "hubs", metavar="URL", multiple=True,
+              help="With --format atom: a WebSub hub to announce in the feed (rel=\"hub\"); repeatable.")
+@click.option("--output", "-o", metavar="FILE", default=None,
+              help="Write the result to FILE (atomically) instead of standard output.")
+@click.option("--strict", is_flag=True, help="Stop reading a file at its first error or repaired irregularity.")
+@quiet_option
+@fetch_options
+def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ...], output: str | None,
+         strict: bool, quiet: bool = False, **fetch: Any) -> None:
+    """Show what changed between two sets of sitemaps: URLs added, removed and changed, naming the fields
+    that changed (lastmod, changefreq, priority, images, videos, news, alternates, mobile).
+
+    OLD and NEW are anything `urls` reads: a sitemap file (an index pulls in the child files next to it), a
+    folder holding a sitemap set, - for standard input, a sitemap URL (indexes are walked) or a site URL
+    (its sitemaps are discovered). Memory stays flat for millions of URLs: both sides are spilled to a
+    temporary SQLite database and compared in loc order.
+
+    Exit status as diff(1): 0 no difference, 1 differences, 2 trouble (an input could not be read, or had
+    errors: the comparison may be incomplete). A summary goes to standard error.
+
+    \b
+    Example:
+      sitemapkit diff old/ new/
+      sitemapkit diff old.xml https://example.com/sitemap.xml --format json
+      sitemapkit diff old/ new/ --format atom -o changes.atom \\
+          --feed-url https://example.com/changes.atom
+    """
+    check_sources((old, new))
+    if old == "-" and new == "-":
+        raise click.BadParameter("OLD and NEW cannot both be standard input", param_hint="OLD")
+    for value, hint in [(feed_url, "--feed-url"), *((h, "--hub") for h in hubs)]:
+        if value is not None and not is_absolute_http_url(value):
+            raise click.BadParameter(f"not an absolute http(s) URL: {value!r}", param_hint=hint)
+    settings = settings_from(fetch)
+    progress = _Counts()
+
+    def on_problem(side: str, problem: Problem) -> None:
+        sys.stdout.flush()
+        print_problem(problem)
+
+    try:
+        with Progress(progress.describe, quiet=quiet):
+            result = diff_sources(old, new, settings=settings, strict=strict, on_problem=on_problem,
+                                  on_entries=progress.add)
+    except SitemapkitError as exc:
+        _trouble(str(exc))
+    except OSError as exc:
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        _trouble(f"cannot read{where}: {exc.strerror or exc}")
+    with result:
+        try:
+            with _output(output) as out:
+                _write(result, fmt, out, feed_url, hubs)
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            _trouble(f"cannot write {output}: {exc.strerror or exc}")
+        counts = result.counts
+        if not quiet:
+            click.echo(f"sitemapkit: {counts.added:,} added, {counts.removed:,} removed, {counts.changed:,} changed, "
+                       f"{counts.unchanged:,} unchanged", err=True)
+        if result.errors:
+            _trouble(f"{plural(result.errors, 'error')} while reading; the comparison may be incomplete")
+        sys.exit(EXIT_DIFFERENT if counts.differ else EXIT_SAME)
+
+
+def _trouble(message: str) -> NoReturn:
+    click.echo(f"sitemapkit: error: {escape_controls(message)}", err=True)
+    sys.exit(EXIT_TROUBLE)
