@@ -89,3 +89,22 @@ def test_generate_prints_progress_while_reading_standard_input(tmp_path: Path) -
         if quiet:
             assert stderr == b""
         assert (out / "sitemap.xml").is_file()
+
+
+def test_crawl_prints_plain_progress_lines_and_quiet_silences_them(server: LocalServer, tmp_path: Path) -> None:
+    html = {"Content-Type": "text/html"}
+    server.route("/robots.txt", body=b"User-agent: *\nAllow: /\n", headers={"Content-Type": "text/plain"})
+    server.route("/", handler=lambda _req: Response(200, b'<html><body><a href="/a">a</a></body></html>', html,
+                                                    delay=0.4))
+    server.route("/a", body=b"<html><body>a</body></html>", headers=html)
+    for quiet in (False, True):
+        out = tmp_path / f"out-{quiet}"
+        done = run("crawl", server.url("/"), "--out", str(out), "--state", str(tmp_path / f"state-{quiet}.db"),
+                   *(["--quiet"] if quiet else []))
+        assert done.returncode == 0, done.stderr
+        assert (out / "sitemap.xml").is_file()
+        lines = _progress_lines(done.stderr, "crawl: ")
+        if quiet:
+            assert lines == [], done.stderr
+        else:
+            assert lines, done.stderr

@@ -124,6 +124,20 @@ CHUNKING_CASES = {
                                     + "</loc></sitemap></sitemapindex>").encode(),
     # DOCTYPE: the quoted declaration ran on into whatever text had arrived.
     "doctype-quoted": b'<!DOCTYPE urlset <loc>https://example.com/x</loc>[<!ENTITY a "b">]>\n<urlset/>',
+    # A character cut short at the end was reported before lxml had the bytes held back for look-ahead, and the
+    # fast lane took a ">" in an attribute value for the end of the root tag (SM111 + SM104 vs SM104).
+    "bad-utf8-at-the-end-after-an-error": b'<?l?><urlset n="" s=">"><url><>on/your-marketing-company-has-created-'
+                                          b"an-enticing-ad-that-receives-man25-11-27T0\xec",
+    # Undecodable bytes were reported before lxml had read all the bytes before them (SM111 vs SM104).
+    "bad-utf8-after-a-control-char": (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns=".9"  xo="">\n   s a **SMAS facelift**, a cutting-edge'
+        b" procedure that tightens facial muscles, defines the jawline, and restores a youthful appearance. This "
+        b"treatment also includes a **neck latest advancements in cosmetic procedures, this video is a must-watch. "
+        b"Join us to see how Azurite helps clients achieve na\x06^n\x15tural, yescription>\n      "
+        b"<video:content_loc>https://video.squarespace-cdn.co\x98"),
+    # libxml2 logs "Comment not terminated" after the real error, placed where its buffer ended (column 20 vs 1).
+    "comment-double-hyphen": b'<urlset s="" l=""><!----->  </c>https://example.comdly>maybe</video:family_friendly>'
+                             b"</video:video>\n</url>\n<",
 }
 
 
@@ -170,3 +184,27 @@ def test_bad_utf8_stops_reading_at_the_bad_bytes() -> None:
     problems = _problems(CHUNKING_CASES["utf8-bad-bytes-in-text"])
     assert [code for code, _, _ in problems] == ["SM108", "SM111"]  # the namespace, then the bytes
     assert "not valid UTF-8" in problems[1][2]
+
+
+def test_bytes_cut_short_after_an_error_leave_that_error_alone() -> None:
+    problems = _problems(CHUNKING_CASES["bad-utf8-at-the-end-after-an-error"])
+    assert [(code, line) for code, line, _ in problems] == [("SM108", 1), ("SM104", 1)]
+    assert "invalid element name" in problems[-1][2]
+    problems = _problems(CHUNKING_CASES["bad-utf8-after-a-control-char"])
+    assert [(code, line) for code, line, _ in problems][-1] == ("SM104", 3)
+    assert "Char value 6" in problems[-1][2]
+
+
+def test_comment_error_is_the_first_one_libxml2_logs() -> None:
+    problems = _problems(CHUNKING_CASES["comment-double-hyphen"])
+    assert [(code, line) for code, line, _ in problems][-1] == ("SM104", 1)
+    assert "Double hyphen within comment" in problems[-1][2]
+
+
+def test_a_document_cut_inside_a_character_still_says_so() -> None:
+    # The end-of-bytes problems wait for lxml's verdict, and a truncation keeps them (before it, as before).
+    doc = f'<urlset xmlns="{NS}"><url><loc>https://e.com/a</loc></url><url><loc>https://e.com/\u00e9'.encode()
+    problems = _problems(doc[:-1])
+    assert [code for code, _, _ in problems] == ["SM111", "SM105"]
+    complete = f'<urlset xmlns="{NS}"><url><loc>https://e.com/a?b&c</loc></url></urlset>\n\u00e9'.encode()[:-1]
+    assert [code for code, _, _ in _problems(complete)] == ["SM111", "SM129"]

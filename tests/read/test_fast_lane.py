@@ -322,3 +322,22 @@ def test_each_extension_form_reads_the_same_both_ways(item: str) -> None:
     assert locs[0] == "https://example.com/before"
     broken = any(getattr(e, "code", None) == "SM104" for e in events)  # the duplicated attribute
     assert broken or locs[-1] == "https://example.com/after"
+
+
+@pytest.mark.parametrize("doc", [
+    b'<?l?><urlset n="" s=">"><url><loc>https://example.com/a</loc></url></urlset>',
+    b'<!-- <urlset> --><urlset xmlns="x">\n<url><loc>https://example.com/a</loc></url></urlset>',
+    b'\xef\xbb\xbf<?pi <urlset a="b">?>\n<urlset a=\'>\'><url><loc>https://example.com/a</loc></url></urlset>',
+    b'<urlset a="<"><url><loc>https://example.com/a</loc></url></urlset>',
+    b"<urlsetx><url><loc>https://example.com/a</loc></url></urlsetx>",
+])
+def test_whether_the_lane_starts_does_not_depend_on_the_cut(doc: bytes) -> None:
+    # The lane decides "not a prolog I read" only when no further byte could change it (a ">" inside a quoted
+    # value, or a "<urlset>" inside a comment or PI, does not end the root start tag).
+    whole = _read_fast._PROLOG.match(doc) is not None
+    for cut in range(len(doc) + 1):
+        head = doc[:cut]
+        if _read_fast._PROLOG.match(head) is None and _read_fast._prolog_settled(head):
+            assert not whole, (cut, head)
+        elif _read_fast._PROLOG.match(head) is not None:
+            assert whole, (cut, head)

@@ -20,8 +20,8 @@ from sitemapkit.read import _lane as _read_fast
 from sitemapkit.validate import validate_bytes
 from sitemapkit.validate._driver import _new_context, _options, _run_stream
 from sitemapkit.validate._hreflang import HreflangStore
-from tests.support.corpus import CORPUS, corpus_params
 from tests.read.test_fast_lane import CORPUS_FILES, _document
+from tests.support.corpus import CORPUS, corpus_params
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 NOW = "2026-01-01T00:00:00Z"

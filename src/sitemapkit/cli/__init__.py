@@ -52,6 +52,9 @@ cli.add_command(diff)
 from sitemapkit.cli._robots import robots  # noqa: E402
 
 cli.add_command(robots)
+from sitemapkit.cli._submit import submit  # noqa: E402
+
+cli.add_command(submit)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -8,13 +8,24 @@ from __future__ import annotations
 
 import shlex
 import sys
+from typing import Any
 
 import click
 from rich.live import Live
 from rich.text import Text
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, fail, print_problem, stderr_console
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Progress,
+    fail,
+    print_problem,
+    quiet_option,
+    stderr_console,
+)
 from sitemapkit.cli._generate import OutputOptions, output_options, print_manifest_summary
+from sitemapkit.cli._submit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import PublishError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
 from sitemapkit.crawl import CrawlOptions, CrawlProgress, Scope, StartUrlError
@@ -27,23 +38,38 @@ __all__ = ["crawl"]
 
 
 class _LiveProgress:
-    """One status line on stderr, refreshed while the crawl runs (only on a terminal)."""
+    """One status line on stderr, refreshed while the crawl runs, on a terminal; elsewhere a plain line every
+    interval (see :class:`~sitemapkit.cli._common.Progress`). Nothing with ``quiet``."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: bool = False) -> None:
         console = stderr_console()
+        self._last: CrawlProgress | None = None
         self._live: Live | None = Live(console=console, refresh_per_second=4, transient=False) \
-            if console.is_terminal else None
+            if console.is_terminal and not quiet else None
+        self._plain = Progress(self._describe, quiet=quiet) if not console.is_terminal else None
 
     def __enter__(self) -> _LiveProgress:
         if self._live is not None:
             self._live.start()
+        if self._plain is not None:
+            self._plain.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.stop()
+        if self._plain is not None:
+            self._plain.__exit__()
+
+    def _describe(self) -> str:
+        p = self._last
+        if p is None:
+            return "crawl: starting"
+        return (f"crawl: {p.fetched:,} pages, queue {p.queued:,}, errors {p.errors:,}, in the sitemap "
+                f"{p.in_sitemap:,}")
 
     def update(self, p: CrawlProgress) -> None:
+        self._last = p
         if self._live is None:
             return
         minutes, seconds = divmod(int(p.elapsed), 60)
@@ -97,11 +123,14 @@ class _LiveProgress:
               help="Let redirects reach loopback, private, link-local and other special addresses (refused by "
                    "default, except the class of the start URL's own address: a guard against request forgery).")
 @output_options
+@quiet_option
+@submit_options
 def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, delay: float,
           include: tuple[str, ...], exclude: tuple[str, ...], scope: str, ignore_robots: bool, user_agent: str,
           state_path: str | None, resume: bool, images: bool, timeout: float, retries: int, max_query_variants: int,
           max_url_length: int, strip_param: tuple[str, ...], keep_tracking_params: bool, fail_on_broken: bool,
-          output: OutputOptions, allow_private_addresses: bool = False) -> None:
+          output: OutputOptions, allow_private_addresses: bool = False, quiet: bool = False,
+          **submit: Any) -> None:
     """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
     (DIR/crawl-report.json, DIR/report.html).
 
@@ -121,6 +150,7 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
       sitemapkit crawl http://localhost:8000/ -o out --base-url https://a.test/
       sitemapkit crawl https://example.com/ -o public/ --resume  # after Ctrl-C
     """
+    check_submit_options(submit["submit_state"], submit["submit_key"])
     strip = tuple(strip_param) if keep_tracking_params else (*DEFAULT_STRIP_PARAMS, *strip_param)
     options = CrawlOptions(
         max_pages=max_pages, max_depth=max_depth, concurrency=concurrency, delay=delay, include=include,
@@ -131,7 +161,7 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
     )
     out = output.out
     console = stderr_console()
-    with _LiveProgress() as progress:
+    with _LiveProgress(quiet) as progress:
         try:
             result = crawl_site(url, out, options=options, base_url=output.base_url, state_path=state_path,
                                 resume=resume, writer_options=output.writer_kwargs(), on_progress=progress.update,
@@ -156,4 +186,5 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
     if not result.complete:
         click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "
                    f"again with --resume and a larger --max-pages (or none). State: {result.state_path}", err=True)
-    sys.exit(EXIT_FAILURE if fail_on_broken and report.broken else EXIT_OK)
+    submitted = submit_after_publish(result.manifest, **submit)  # --submit-state: the changes of this run
+    sys.exit(EXIT_FAILURE if (fail_on_broken and report.broken) or not submitted else EXIT_OK)

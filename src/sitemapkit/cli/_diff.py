@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -43,7 +43,7 @@ class _Counts:
         return f"reading: {plural(self.old, 'old URL')}, {plural(self.new, 'new URL')}"
 
 
-def _write(result: SourceDiff, fmt: str, out: TextIO, feed_url: str | None, hubs: tuple[str, ...]) -> None:
+def _write(result: SourceDiff, fmt: str, out: IO[str], feed_url: str | None, hubs: tuple[str, ...]) -> None:
     if fmt == "atom":
         write_atom(out, result, counts=result.counts, feed_url=feed_url, hubs=hubs)
     elif fmt == "json":
@@ -67,7 +67,7 @@ def _write(result: SourceDiff, fmt: str, out: TextIO, feed_url: str | None, hubs
 
 
 @contextmanager
-def _output(path: str | None) -> Iterator[TextIO]:
+def _output(path: str | None) -> Iterator[IO[str]]:
     if path is None or path == "-":
         yield sys.stdout
         sys.stdout.flush()

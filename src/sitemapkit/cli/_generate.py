@@ -27,6 +27,7 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._generate_inputs import CappedReport, iter_generate_inputs
+from sitemapkit.cli._submit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._problems import Location, Problem, Severity
@@ -133,8 +134,9 @@ def print_manifest_summary(manifest: Manifest) -> None:
               help="Write URLs on other hosts than --base-url (robots.txt cross-submission); without it they "
                    "are reported (SM608) and skipped.")
 @quiet_option
+@submit_options
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
-             exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False) -> None:
+             exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False, **submit: Any) -> None:
     """Build a sitemap set from URL lists, sitemaps and feeds, or a built static site.
 
     INPUT is a text file of URLs (one a line), a CSV with a header (loc, lastmod, changefreq, priority), a JSONL
@@ -161,6 +163,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     if output.base_url is None:
         raise click.UsageError("--base-url is required: the public URL the --out directory is served at")
     check_sources(inputs, urls=False, param_hint="INPUT")
+    check_submit_options(submit["submit_state"], submit["submit_key"])
     writer = SitemapSetWriter(output.out, output.base_url, check_scope=not allow_cross_host,
                               **output.writer_kwargs())
     home = None if allow_cross_host else _origin(output.base_url)
@@ -199,7 +202,8 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     print_manifest_summary(_without_dupe_noise(manifest))
     if errors:
         click.echo(f"sitemapkit: {plural(errors, 'input line')} skipped", err=True)
-    sys.exit(EXIT_FAILURE if errors else EXIT_OK)
+    submitted = submit_after_publish(manifest, **submit)  # --submit-state: the changes of this run
+    sys.exit(EXIT_FAILURE if errors or not submitted else EXIT_OK)
 
 
 def _items(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...], exclude: tuple[str, ...],

@@ -13,10 +13,13 @@ A redirect is followed and its final target is the page that counts (the redirec
 reason ``redirect``). A page whose canonical points elsewhere is excluded (``canonical``) and the canonical is
 queued.
 
-lastmod, in this order: the ``Last-Modified`` header when the server sends one; else, when the page's content
-fingerprint (visible text + links, see ``_html``) equals the one the previous crawl with the same state file
-recorded, that crawl's lastmod; else (the page is new or its content changed) the crawl's start time, the best
-upper bound there is. One crawl uses one timestamp, so a resumed crawl gives the same result.
+lastmod moves only when the page's main content does (``_fingerprint.honest_lastmod``): when the content
+fingerprint (main text and links without dates, counters, tokens, see ``_fingerprint``) equals the one a previous
+crawl with the same state file recorded, that crawl's lastmod is kept (a re-render or a new ``Last-Modified`` does
+not move it); a page seen for the first time gets its ``Last-Modified`` header, or no lastmod when there is none
+(nothing says when it changed); a page whose content changed gets its ``Last-Modified`` when that is later than
+the previous lastmod, else the crawl's start time (it changed since the previous crawl). One crawl uses one
+timestamp, so a resumed crawl gives the same result.
 
 Trap protection: a URL longer than ``max_url_length``, deeper than ``max_depth``, with a path segment repeated
 more than ``max_repeated_segments`` times (``/a/b/a/b/a/b``), or beyond the ``max_query_variants``-th query
@@ -50,6 +53,7 @@ from sitemapkit.crawl._decide import (
     looks_non_html,
     parse_http_date,
 )
+from sitemapkit.crawl._fingerprint import honest_lastmod
 from sitemapkit.crawl._hosts import HostTable
 from sitemapkit.crawl._html import extract_page, parse_x_robots_tag
 from sitemapkit.crawl._normalize import UrlNormalizer
@@ -327,10 +331,8 @@ class Crawler:
         images: list[str] = []
         if reason is None:
             self._counters.in_sitemap += 1
-            lastmod = parse_http_date(resp.headers.get("last-modified"))
-            if lastmod is None:
-                prev_fp, prev_lastmod = self.state.previous(url)
-                lastmod = prev_lastmod if prev_fp == info.fingerprint and prev_lastmod else self._crawl_time
+            lastmod = honest_lastmod(info.fingerprint, self.state.previous_page(url),
+                                     parse_http_date(resp.headers.get("last-modified")), self._crawl_time)
             if alternates:
                 self.state.add_hreflang(url_id, alternates)
             if info.images:

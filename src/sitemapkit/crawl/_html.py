@@ -15,10 +15,11 @@ scope directives to a user agent (``X-Robots-Tag: googlebot: noindex``). ``none`
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser
+
+from sitemapkit.crawl._fingerprint import content_fingerprint
 
 __all__ = ["PageInfo", "RobotsDirectives", "extract_page", "parse_robots_content", "parse_x_robots_tag"]
 
@@ -91,7 +92,7 @@ class PageInfo:
     alternates: tuple[tuple[str, str], ...]  # (hreflang, href)
     robots: RobotsDirectives
     images: tuple[str, ...]
-    fingerprint: str  # content fingerprint (hex) of the text and links, for lastmod across crawls
+    fingerprint: str  # content fingerprint (hex) of the main content, for lastmod across crawls
 
 
 def _first_srcset_candidate(srcset: str) -> str | None:
@@ -107,9 +108,9 @@ def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True)
     ``<link rel=canonical>``, ``<link rel=alternate hreflang>`` pairs, robots meta directives and, with
     ``images``, image URLs (``img src``, else the first ``srcset`` candidate, ``data-src`` for lazy loading).
 
-    The fingerprint hashes the page's visible text (scripts and styles left out, whitespace collapsed) and its
-    link targets: what a reader would call the content. Markup-only changes (a new CSS class, a rotating
-    nonce in a script) do not change it."""
+    The fingerprint hashes the page's main content (see :mod:`sitemapkit.crawl._fingerprint`): its text without
+    navigation, header, footer, scripts and render-time boilerplate (dates, counters, tokens), and its link
+    targets. Markup-only changes and a clock in the footer do not change it."""
     tree = LexborHTMLParser(body)
     links: list[str] = []
     base_href: str | None = None
@@ -150,16 +151,7 @@ def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True)
                 src = _first_srcset_candidate(srcset) if srcset else None
             if src and not src.startswith("data:"):
                 image_urls.append(src.strip())
-    digest = ""
-    if fingerprint:
-        tree.strip_tags(["script", "style", "noscript", "template"])
-        root = tree.body or tree.root
-        text = root.text(deep=True, separator=" ") if root is not None else ""
-        h = hashlib.blake2b(digest_size=16)
-        h.update(" ".join(text.split()).encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
-        h.update("\n".join(links).encode("utf-8", "surrogatepass"))
-        digest = h.hexdigest()
+    digest = content_fingerprint(tree) if fingerprint else ""  # last: it strips boilerplate from the tree
     return PageInfo(
         base_href=base_href,
         links=tuple(links),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import IO
 from xml.sax.saxutils import escape, quoteattr
 
 from sitemapkit.submit._diff import Change, DiffCounts
@@ -38,7 +38,7 @@ def _stamp(when: datetime) -> str:
 
 
 def write_atom(
-    out: TextIO,
+    out: IO[str],
     changes: Iterable[Change],
     *,
     counts: DiffCounts | None = None,

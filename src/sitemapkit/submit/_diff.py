@@ -161,7 +161,7 @@ def _entries(source: str, settings: FetchSettings, strict: bool,
 
 def _load(db: sqlite3.Connection, table: str, sources: Sequence[str], settings: FetchSettings, strict: bool,
           on_problem: Callable[[Problem], None], on_entries: Callable[[int], None] | None) -> None:
-    sql = f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    sql = f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - table is "old" or "new"
     batch: list[Row] = []
     db.execute("BEGIN")
     for source in sources:
@@ -181,7 +181,7 @@ def _load(db: sqlite3.Connection, table: str, sources: Sequence[str], settings: 
 
 def _ordered(db: sqlite3.Connection, table: str) -> Iterator[Row]:
     """The rows of ``table`` by loc, the first of each loc only."""
-    cursor = db.execute(f"SELECT * FROM {table} ORDER BY loc, rowid")
+    cursor = db.execute(f"SELECT * FROM {table} ORDER BY loc, rowid")  # noqa: S608 - "old" or "new"
     last: str | None = None
     while rows := cursor.fetchmany(_BATCH):
         for row in rows:

@@ -49,8 +49,9 @@ from sitemapkit.submit._searchconsole import (
 )
 from sitemapkit.submit._state import REMOVED, SubmitState, fingerprint
 from sitemapkit.submit._websub import find_topic_and_hubs, publish
+from sitemapkit.write import Manifest
 
-__all__ = ["SubmitOptions", "SubmitReport", "submit"]
+__all__ = ["SubmitOptions", "SubmitReport", "published_sources", "submit", "submit_published"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,3 +273,17 @@ async def _send_websub(client: HttpClient, sources: Sequence[str], options: Subm
             continue
         for hub in targets:
             emit(await publish(client, hub, topic))
+
+
+def published_sources(manifest: Manifest) -> list[str]:
+    """The files of a published sitemap set that hold its URLs: the urlsets (else the text sitemaps)."""
+    files = manifest.sitemaps or tuple(f for f in manifest.files if f.kind == "txt")
+    return [str(f.path) for f in files]
+
+
+def submit_published(manifest: Manifest, options: SubmitOptions, *,
+                     on_result: Callable[[SubmitResult], None] | None = None,
+                     on_problem: Callable[[Problem], None] | None = None) -> SubmitReport:
+    """Submit what changed in a sitemap set just published (``generate`` / ``crawl --submit-state``): its files
+    are read back and compared with ``options.state``."""
+    return submit(published_sources(manifest), options, on_result=on_result, on_problem=on_problem)
