@@ -345,3 +345,45 @@ def test_an_unexpected_transport_exception_fails_one_node_only() -> None:
     assert [p.code for p in nodes["https://ex.com/bad.xml"].problems] == ["SM501"]
     assert "transport bug" in nodes["https://ex.com/bad.xml"].problems[0].message
     assert nodes["https://ex.com/good.xml"].entries == 1
+
+
+def _slow_first_children(n: int) -> MockTransport:
+    """An index of ``n`` urlsets at https://x.test/; the earlier a child is listed, the later it answers."""
+    def url(i: int) -> str:
+        return f"https://x.test/s{i}.xml"
+
+    async def handler(request: TransportRequest) -> MockResponse:
+        if request.url.endswith("/index.xml"):
+            return MockResponse(200, index_xml([url(i) for i in range(n)]))
+        i = int(request.url.rsplit("/s", 1)[1].split(".")[0])
+        await asyncio.sleep(0.05 * (n - i))
+        return MockResponse(200, urlset_xml([f"https://x.test/p{i}-{j}" for j in range(3)]))
+
+    return MockTransport(handler)
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_walk_hands_sitemaps_over_in_document_order(ordered: bool) -> None:
+    n = 5
+
+    async def go() -> tuple[list[str], list[str]]:
+        async with HttpClient(transport=_slow_first_children(n), per_host_limit=n) as client:
+            urls: list[str] = []
+            nodes: list[str] = []
+            options = WalkOptions(concurrency=n, ordered=ordered)
+            async for item in walk(["https://x.test/index.xml"], client=client, options=options):
+                if isinstance(item, EntryBatch):
+                    urls.extend(e.loc for e in item.entries)
+                else:
+                    nodes.append(item.url)
+            return urls, nodes
+
+    urls, nodes = asyncio.run(go())
+    in_document_order = [f"https://x.test/p{i}-{j}" for i in range(n) for j in range(3)]
+    assert sorted(urls) == sorted(in_document_order)
+    assert nodes[0] == "https://x.test/index.xml"
+    if ordered:
+        assert urls == in_document_order
+        assert nodes[1:] == [f"https://x.test/s{i}.xml" for i in range(n)]
+    else:  # as they arrive: the last listed answers first
+        assert urls[:3] == [f"https://x.test/p{n - 1}-{j}" for j in range(3)]

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from tests.support.server import LocalServer, Request, Response
+from tests.support.server import Handler, LocalServer, Request, Response
 
 KEY_RE = re.compile(r"[A-Za-z0-9-]{8,128}")
 
@@ -103,7 +103,7 @@ class SearchConsole:
 
     def __post_init__(self) -> None:
         self.server.route("/token", handler=self.handle_token)
-        self.server.routes = _Routes(self.server.routes, self.handle_api)  # type: ignore[assignment]
+        self.server.routes = _Routes(self.server.routes, self.handle_api)
 
     def handle_token(self, req: Request) -> Response:
         form = parse_qs(req.body.decode("ascii"))
@@ -135,14 +135,14 @@ class SearchConsole:
         return Response(200, b"")
 
 
-class _Routes(dict[str, object]):
+class _Routes(dict[str, Handler]):
     """The server's route table, answering every Search Console API path with one handler."""
 
-    def __init__(self, routes: dict[str, object], api: object) -> None:
+    def __init__(self, routes: dict[str, Handler], api: Handler) -> None:
         super().__init__(routes)
         self._api = api
 
-    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+    def get(self, key: str, default: Handler | None = None) -> Handler | None:  # type: ignore[override]
         if key.startswith("/webmasters/v3/sites/"):
             return self._api
         return super().get(key, default)

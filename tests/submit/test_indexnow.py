@@ -64,10 +64,12 @@ def test_new_key_writes_the_key_file(tmp_path: Path) -> None:
     code, out, _ = _submit("--new-key", str(tmp_path / "public"))
     key = out.strip()
     assert code == 0
-    assert len(key) == 32 and all(c in "0123456789abcdef" for c in key)
+    assert len(key) == 32
+    assert all(c in "0123456789abcdef" for c in key)
     assert (tmp_path / "public" / f"{key}.txt").read_text(encoding="ascii") == key
     code2, out2, _ = _submit("--new-key", str(tmp_path / "public"))
-    assert code2 == 0 and out2.strip() != key  # a fresh key every time
+    assert code2 == 0
+    assert out2.strip() != key
 
 
 def test_bad_key_is_a_usage_error(tmp_path: Path, engine: IndexNowEngine) -> None:
@@ -90,7 +92,8 @@ def test_batches_group_by_host_and_hold_at_most_10000() -> None:
     urls = [f"https://a.test/{i}" for i in range(MAX_BATCH + 1)] + ["http://b.test:8080/x", "https://a.test/y"]
     batches = plan_batches(urls, KEY, key_location="https://b.test:8080/keys/k.txt")
     assert [(b.host, len(b.urls)) for b in batches] == [("a.test", MAX_BATCH), ("a.test", 2), ("b.test:8080", 1)]
-    assert batches[0].key_location is None and batches[0].check_location == f"https://a.test/{KEY}.txt"
+    assert batches[0].key_location is None
+    assert batches[0].check_location == f"https://a.test/{KEY}.txt"
     assert batches[2].key_location == batches[2].check_location == "https://b.test:8080/keys/k.txt"
     payload = json.loads(batches[2].payload(KEY))
     assert payload == {"host": "b.test:8080", "key": KEY, "keyLocation": "https://b.test:8080/keys/k.txt",
@@ -111,7 +114,8 @@ def test_submission_is_accepted(tmp_path: Path, site: LocalServer, engine: Index
     assert code == 0, out
     assert engine.received() == urls
     assert engine.batches[0]["host"] == f"127.0.0.1:{site.port}"
-    assert "202" in out and "ok" in out
+    assert "202" in out
+    assert "ok" in out
     assert site.hits(f"/{KEY}.txt") == 2  # our check, then the engine's
 
 
@@ -148,7 +152,8 @@ def test_400_and_422_are_explained(tmp_path: Path, site: LocalServer, engine: In
     engine.queued.append(Response(status))
     code, out, _ = _submit(_url_list(tmp_path, [site.url("/a")]), "--key", KEY, "--endpoint", engine.url, *FAST)
     assert code == 1
-    assert f"FAILED: {status}" in out and words in out
+    assert f"FAILED: {status}" in out
+    assert words in out
 
 
 def test_key_file_with_another_content_stops_before_sending(tmp_path: Path, engine: IndexNowEngine) -> None:
@@ -184,17 +189,19 @@ def test_dry_run_sends_nothing(tmp_path: Path, site: LocalServer, engine: IndexN
     code, out, _ = _submit(_url_list(tmp_path, [site.url("/a"), site.url("/b")]), "--key", KEY, "--endpoint",
                            engine.url, "--dry-run", *FAST)
     assert code == 0
-    assert engine.server.requests == [] and site.requests == []
+    assert engine.server.requests == []
+    assert site.requests == []
     assert "would POST 2 URLs" in out
     assert f"  {site.url('/a')}" in out.splitlines()
 
 
-def test_the_public_endpoint_is_refused_unless_given(tmp_path: Path, site: LocalServer) -> None:
-    # A private engine address that the user did not give is not reached: the site is the seed here, not it.
-    code, out, _ = _submit(_url_list(tmp_path, [site.url("/a")]), "--key", KEY, "--endpoint",
-                           "http://10.255.255.1/indexnow", "--no-key-check", *FAST)
+def test_key_check_respects_the_address_policy(tmp_path: Path, engine: IndexNowEngine) -> None:
+    # The endpoint the user gave (loopback) is the seed: a private address taken from the URL list is refused.
+    code, out, _ = _submit(_url_list(tmp_path, ["http://10.255.255.1/a"]), "--key", KEY, "--endpoint", engine.url,
+                           *FAST)
     assert code == 1
-    assert "refused" not in out or "10.255.255.1" in out
+    assert engine.posts == 0
+    assert "refused: 10.255.255.1 is a private address" in out
 
 
 # ---------------------------------------------------------------------------------------------------- the client

@@ -48,7 +48,7 @@ def test_text_input_with_bad_lines_reports_file_and_line(tmp_path: Path) -> None
     assert res.returncode == 1
     assert f"{src}:4: error SM610:" in res.stderr
     assert f"{src}:6: error SM610:" in res.stderr
-    assert "2 input line(s) skipped" in res.stderr
+    assert "2 input lines skipped" in res.stderr
     assert "Traceback" not in res.stderr
     assert locs(tmp_path / "out" / "sitemap.xml") == ["https://example.com/a", "https://example.com/b"]
 
@@ -152,12 +152,12 @@ def test_dedupe_and_warnings_are_shown(tmp_path: Path) -> None:
     src.write_text("https://example.com/blog/a\nhttps://example.com/blog/a\nhttps://example.com/shop/b\n")
     res = run(str(src), "--out", str(tmp_path / "out"), "--base-url", "https://example.com/blog/", "--dedupe")
     assert res.returncode == 0, res.stderr
-    assert "Skipped 1 duplicate URL(s)." in res.stdout
+    assert "Skipped 1 duplicate URL." in res.stdout
     assert "warning SM607" in res.stderr
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [
-    (["missing.txt", "--base-url", "https://example.com/"], 1, "cannot read missing.txt"),
+    (["missing.txt", "--base-url", "https://example.com/"], 2, "missing.txt: no such file or directory"),
     (["urls.txt"], 2, "--base-url"),
     (["urls.txt", "--base-url", "https://example.com/", "--max-urls", "50001"], 2, "50001"),
     (["urls.txt", "--base-url", "example.com"], 2, "base URL"),

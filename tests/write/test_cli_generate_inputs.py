@@ -40,7 +40,7 @@ def test_csv_unclosed_quote_and_extra_columns_are_errors_with_their_line(tmp_pat
     assert f"{src}:5: error SM610: bad CSV row: quote inside an unquoted value" in res.stderr
     assert f"{src}:6: error SM610: 4 fields but the header has 3" in res.stderr
     assert f"{src}:8: error SM610: bad CSV row: text after a closing quote" in res.stderr
-    assert "4 input line(s) skipped" in res.stderr
+    assert "4 input lines skipped" in res.stderr
     # The unclosed quote swallows nothing: line 4 is still read, and no loc holds another row's text.
     assert published(out) == ["https://www.kitsite.org/a", "https://www.kitsite.org/c", "https://www.kitsite.org/f?a=1,2"]
 
@@ -118,7 +118,7 @@ def test_urls_on_another_host_are_line_errors_and_skipped(tmp_path: Path) -> Non
     for line in (2, 3, 4, 5):
         assert f"{src}:{line}: error SM608:" in res.stderr
     assert "--allow-cross-host" in res.stderr
-    assert "4 input line(s) skipped" in res.stderr
+    assert "4 input lines skipped" in res.stderr
     assert published(out) == ["https://www.kitsite.org/a", "https://www.kitsite.org/f"]
     # What generate published passes validate --base-url (no SM308).
     check = subprocess.run([sys.executable, "-m", "sitemapkit", "validate", str(out / "sitemap.xml"),

@@ -27,6 +27,7 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._generate_inputs import CappedReport, iter_generate_inputs
+from sitemapkit.cli._static_site import SiteRun, SiteState
 from sitemapkit.cli._submit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
@@ -133,10 +134,15 @@ def print_manifest_summary(manifest: Manifest) -> None:
 @click.option("--allow-cross-host", is_flag=True,
               help="Write URLs on other hosts than --base-url (robots.txt cross-submission); without it they "
                    "are reported (SM608) and skipped.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Site folders: a JSON file keeping each page's content fingerprint and lastmod between runs, "
+                   "so lastmod moves only when a page's content changes, not on a rebuild (created if missing). "
+                   "Without it lastmod is the file's modification time.")
 @quiet_option
 @submit_options
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
-             exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False, **submit: Any) -> None:
+             exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False, state_path: str | None = None,
+             **submit: Any) -> None:
     """Build a sitemap set from URL lists, sitemaps and feeds, or a built static site.
 
     INPUT is a text file of URLs (one a line), a CSV with a header (loc, lastmod, changefreq, priority), a JSONL
@@ -144,7 +150,15 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     with every extension: images, videos, news, hreflang), a sitemap index (its sitemaps are read from the index's
     folder by file name; nothing is fetched), '-' for standard input, or a folder holding a built static site
     (HTML files become URLs under --base-url, index.html its directory, lastmod from the file's modification
-    time). An HTML page is not an input: give its site's folder.
+    time, or with --state from the content: see below). An HTML page is not an input: give its site's folder.
+
+    A site folder's pages that the site keeps out of search are left out, with the reason (as crawl does):
+    robots.txt Disallow rules of the folder's robots.txt (for sitemapkit or *; only when --base-url is the
+    site root), <meta name="robots" content="noindex">, and a rel="canonical" naming another URL.
+
+    With --state FILE, a page's lastmod changes only when its main content does (text and links without
+    navigation, footer, dates, counters and tokens): a rebuild that touches every file keeps every lastmod. A
+    page seen for the first time gets its file's modification time.
 
     The entry point is OUT/sitemap.xml (.xml.gz with --gzip): the urlset itself when everything fits in one
     file, otherwise an index of the files. Files are written under temporary names and moved into place, the
@@ -169,6 +183,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     home = None if allow_cross_host else _origin(output.base_url)
     home_slash = f"{home}/"
     skip = _own_files(output.out)
+    site = SiteRun(SiteState.load(state_path) if state_path is not None else None)
     errors = 0
     report = CappedReport()  # the first 20 problems of each code, then a count
 
@@ -177,7 +192,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
 
     with Progress(describe, quiet=quiet):  # noqa: SIM117 - the block keeps its indentation (smaller diff)
         with writer:
-            for item in _items(inputs, output, include, exclude, skip):
+            for item in _items(inputs, output, include, exclude, skip, site):
                 if isinstance(item, Problem):
                     report(item)
                     if item.severity is Severity.ERROR:
@@ -200,6 +215,11 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     manifest = writer.manifest
     assert manifest is not None
     print_manifest_summary(_without_dupe_noise(manifest))
+    excluded = site.summary()
+    if excluded:
+        click.echo(excluded)
+    if site.state is not None:  # published: the next run compares with this one
+        site.state.save()
     if errors:
         click.echo(f"sitemapkit: {plural(errors, 'input line')} skipped", err=True)
     submitted = submit_after_publish(manifest, **submit)  # --submit-state: the changes of this run
@@ -207,10 +227,10 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
 
 
 def _items(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...], exclude: tuple[str, ...],
-           skip: frozenset[Path]) -> Iterator[Any]:
+           skip: frozenset[Path], site: SiteRun) -> Iterator[Any]:
     stdin = sys.stdin.buffer if "-" in inputs else None
     yield from iter_generate_inputs(inputs, base_url=output.base_url, include=include, exclude=exclude,
-                                    skip_files=skip, stdin=stdin)
+                                    skip_files=skip, stdin=stdin, site=site)
 
 
 def _origin(url: str) -> str | None:

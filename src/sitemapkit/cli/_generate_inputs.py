@@ -1,6 +1,7 @@
 """What ``sitemapkit generate`` reads, dispatched by content: XML sitemaps, sitemap indexes and RSS/Atom feeds go
 through the reader (``sitemapkit.read``, every extension kept); URL lists, CSV, JSONL and static-site folders
-through the write layer's input readers (``write/_inputs.py``, which may not import the reader). HTML is refused
+through the write layer's input readers (``write/_inputs.py``, which may not import the reader); a static-site
+folder's pages are judged (robots.txt, noindex, canonical) in ``cli/_static_site.py``. HTML is refused
 with one error.
 
 An index is read with its sitemaps: each ``<loc>``'s file name is looked up in the index's own folder (a
@@ -23,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 import click
 
 from sitemapkit.cli._common import print_problem
+from sitemapkit.cli._static_site import SiteRun, iter_static_site
 from sitemapkit.core import CODES, InputError, Location, Problem, SitemapRef, UrlEntry
 from sitemapkit.read import DocumentKind, Located, iter_events, sniff
 from sitemapkit.write._inputs import SM612, InputItem, filter_urls, iter_input
@@ -99,17 +101,25 @@ def iter_generate_inputs(
     exclude: Sequence[str] = (),
     skip_files: frozenset[Path] = frozenset(),
     stdin: BinaryIO | None = None,
+    site: SiteRun | None = None,
 ) -> Iterator[InputItem]:
     """Entries (with where they came from) and problems of every input, in order. Raises :class:`InputError`
-    for an input that cannot be read at all (missing, HTML, an XML document that is no sitemap)."""
+    for an input that cannot be read at all (missing, HTML, an XML document that is no sitemap).
+
+    A static-site folder's pages are judged as ``crawl`` judges pages (robots.txt, noindex, canonical; see
+    ``cli/_static_site.py``): ``site`` collects the exclusions and holds the ``--state`` for lastmod."""
+    run = site if site is not None else SiteRun()
     for path in inputs:
-        yield from _iter_one(path, base_url, include, exclude, skip_files, stdin)
+        yield from _iter_one(path, base_url, include, exclude, skip_files, stdin, run)
 
 
 def _iter_one(path: str, base_url: str | None, include: Sequence[str], exclude: Sequence[str],
-              skip_files: frozenset[Path], stdin: BinaryIO | None) -> Iterator[InputItem]:
+              skip_files: frozenset[Path], stdin: BinaryIO | None, site: SiteRun) -> Iterator[InputItem]:
     if path != "-" and os.path.isdir(path):
-        yield from iter_input(path, base_url=base_url, include=include, exclude=exclude, skip_files=skip_files)
+        if base_url is None:
+            raise InputError(f"{path} is a folder: a base URL is needed to turn its files into URLs")
+        yield from iter_static_site(path, base_url=base_url, include=include, exclude=exclude,
+                                    skip_files=skip_files, run=site)
         return
     if path == "-":
         if stdin is None:

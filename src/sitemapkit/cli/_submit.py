@@ -9,7 +9,17 @@ from typing import Any, TypeVar
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_sources, emit_json, print_problem, quiet_option
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_sources,
+    emit_json,
+    fail,
+    print_problem,
+    quiet_option,
+)
+from sitemapkit.core import ConfigurationError, InvalidValueError
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core._problems import escape_controls
 from sitemapkit.submit._indexnow import DEFAULT_ENDPOINT, MAX_BATCH, write_key_file
@@ -94,7 +104,10 @@ def submit(sources: tuple[str, ...], key: str | None, key_location: str | None, 
     if new_key is not None:
         if sources or key:
             raise click.UsageError("--new-key makes a key and does nothing else: give no SOURCE and no --key")
-        path = write_key_file(new_key)
+        try:
+            path = write_key_file(new_key)
+        except (ConfigurationError, InvalidValueError, OSError) as exc:
+            fail(f"--new-key {new_key}: {exc}", EXIT_USAGE)
         key_text = path.stem
         if fmt == "json":
             emit_json({"key": key_text, "file": str(path)})
@@ -121,7 +134,10 @@ def submit(sources: tuple[str, ...], key: str | None, key_location: str | None, 
             for url in result.urls:
                 click.echo(escape_controls(f"  {url}"))
 
-    report = run_submit(sources, options, on_result=on_result, on_problem=print_problem)
+    try:
+        report = run_submit(sources, options, on_result=on_result, on_problem=print_problem)
+    except (ConfigurationError, InvalidValueError) as exc:
+        fail(str(exc), EXIT_USAGE)
     counts = _counts_line(report)
     if fmt == "json":
         emit_json({"ok": report.ok, "dry_run": dry_run, "changes": report.counts,

@@ -18,7 +18,9 @@ Tables::
     query_variants(path, n)       how many query variants of one path were queued (trap protection)
 
 Resume: rows in flight when a crawl stopped go back to the queue; everything fetched stays fetched. A new
-(non-resumed) crawl with an existing file first moves the finished crawl's lastmods into ``history``.
+(non-resumed) crawl with an existing file first moves the previous crawl's fingerprints and lastmods into
+``history`` (merged with what older crawls left there), so lastmod stays stable across crawls (see
+``_fingerprint.honest_lastmod``); :meth:`CrawlState.changed_urls` lists the pages new or changed in this crawl.
 
 One crawl at a time: opening a state file takes an exclusive lock on ``FILE.lock`` next to it (``flock``, which
 the kernel releases when the process ends, even on kill -9) holding the owner's process id, so a second crawl with
@@ -361,6 +363,22 @@ class CrawlState:
         """(fingerprint, lastmod) the previous crawl recorded for ``url``."""
         row = self.db.execute("SELECT fingerprint, lastmod FROM history WHERE url = ?", (url,)).fetchone()
         return (None, None) if row is None else (row[0], row[1])
+
+    def previous_page(self, url: str) -> tuple[str | None, str | None] | None:
+        """(fingerprint, lastmod) an earlier crawl recorded for ``url``; None when no crawl with this state file
+        has fetched it (first sight)."""
+        row = self.db.execute("SELECT fingerprint, lastmod FROM history WHERE url = ?", (url,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def changed_urls(self) -> Iterator[str]:
+        """The sitemap's URLs (as crawled) whose content is new or changed since the earlier crawls with this
+        state file: what a submission of this run's changes (IndexNow) sends."""
+        cur = self.db.execute(
+            "SELECT u.url FROM urls u LEFT JOIN history h ON h.url = u.url "
+            "WHERE u.in_sitemap = 1 AND (h.url IS NULL OR h.fingerprint IS NOT u.fingerprint) ORDER BY u.url"
+        )
+        for r in cur:
+            yield str(r[0])
 
     # -- reading results (streaming cursors) ------------------------------------------------------------------
     _ROW_COLUMNS = ("id, url, depth, state, status, error, final_url, redirects, content_type, reason, detail, "

@@ -48,7 +48,7 @@ from sitemapkit.submit._searchconsole import (
     submit_sitemap,
 )
 from sitemapkit.submit._state import REMOVED, SubmitState, fingerprint
-from sitemapkit.submit._websub import find_topic_and_hubs, publish
+from sitemapkit.submit._websub import feed_links, find_topic_and_hubs, publish, read_head
 from sitemapkit.write import Manifest
 
 __all__ = ["SubmitOptions", "SubmitReport", "published_sources", "submit", "submit_published"]
@@ -174,15 +174,33 @@ def submit(sources: Sequence[str], options: SubmitOptions, *,
         if options.dry_run:
             _dry_run(sources, options, batches, account, emit)
         else:
-            seeds = [u for u in (options.endpoint, options.key_location, options.websub_hub,
-                                 options.google_api_root, account.token_uri if account else None) if u]
-            seeds += [s for s in sources if is_url_source(s)]
-            asyncio.run(_send(sources, options, batches, account, seeds, emit))
+            asyncio.run(_send(sources, options, batches, account, _seeds(sources, options, account), emit))
     finally:
         for opened in (state, dry_state):
             if opened is not None:
                 opened.close()
     return report
+
+
+def _seeds(sources: Sequence[str], options: SubmitOptions, account: ServiceAccount | None) -> list[str]:
+    """The URLs the user gave, for the address policy: what they name may be reached whatever its address class
+    (a test server on 127.0.0.1, an intranet hub); URLs found on the way are held to the policy."""
+    seeds = [s for s in sources if is_url_source(s)]
+    if options.key is not None:
+        seeds += [u for u in (options.endpoint, options.key_location) if u]
+    if account is not None:
+        seeds += [options.google_api_root, account.token_uri]
+    if options.websub or options.websub_hub:
+        if options.websub_hub:
+            seeds.append(options.websub_hub)
+        else:  # the hubs a local feed file names: the user's own file
+            for source in sources:
+                if not is_url_source(source):
+                    try:
+                        seeds += feed_links(read_head(source, options.settings.max_bytes), "").hubs
+                    except OSError:
+                        continue  # reported when the feed is read for sending
+    return seeds
 
 
 def _dry_run(sources: Sequence[str], options: SubmitOptions, batches: list[IndexNowBatch],

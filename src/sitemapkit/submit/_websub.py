@@ -19,7 +19,7 @@ from lxml import etree
 from sitemapkit.fetch import HttpClient, TransportError
 from sitemapkit.submit._results import SubmitResult
 
-__all__ = ["FeedLinks", "feed_links", "find_topic_and_hubs", "link_header_links", "publish"]
+__all__ = ["FeedLinks", "feed_links", "find_topic_and_hubs", "link_header_links", "publish", "read_head"]
 
 _LINK_ITEM = re.compile(r'\s*<([^>]*)>\s*((?:;\s*[^;,]*)*)')
 _REL = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))', re.IGNORECASE)
@@ -108,14 +108,15 @@ async def find_topic_and_hubs(client: HttpClient | None, source: str, *, max_byt
         hubs = tuple(dict.fromkeys(header.hubs + body.hubs))
         return header.self_url or body.self_url or response.final_url, hubs, ""
     try:
-        data = _read_head(source, max_bytes)
+        data = read_head(source, max_bytes)
     except OSError as exc:
         return None, (), f"feed {source}: cannot read it: {exc.strerror or exc}"
     links = feed_links(data, "")
     return links.self_url, links.hubs, ""
 
 
-def _read_head(path: str, max_bytes: int) -> bytes:
+def read_head(path: str, max_bytes: int) -> bytes:
+    """The first ``max_bytes`` of a file (``-`` is not a feed file: it raises OSError)."""
     with Path(path).open("rb") as handle:
         return handle.read(max_bytes)
 

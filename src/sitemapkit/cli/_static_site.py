@@ -1,0 +1,202 @@
+"""``generate`` on a built static-site folder: the pages the folder itself keeps out of search are left out, and
+(with ``--state``) lastmod moves only when a page's content does.
+
+The write layer walks the folder (``write/_inputs.py``: HTML files in order, ``index.html`` for its directory,
+lastmod from the file's modification time); each page is then judged here, where HTML extraction
+(``sitemapkit.crawl``) and robots.txt rules (``sitemapkit.fetch``) may be used, the way ``crawl`` judges a page:
+
+* ``robots``: the folder's ``robots.txt`` disallows the URL for sitemapkit (its own group, else ``*``). It is
+  read only when ``--base-url`` is a site root: robots.txt counts only at ``/robots.txt``.
+* ``noindex``: ``<meta name="robots">`` (or ``googlebot``) says ``noindex`` or ``none``.
+* ``canonical``: ``<link rel="canonical">`` names another URL. A canonical naming the same file in another
+  spelling (``/about`` for ``about.html``, ``/a/index.html`` for ``/a/``) is no exclusion: the page is listed
+  under its canonical URL.
+
+Excluded pages are counted per reason (the summary) and the first :data:`SHOWN` of each reason are listed.
+
+Honest lastmod (``--state FILE``, see :func:`sitemapkit.crawl._fingerprint.honest_lastmod`): a JSON file keeps
+each URL's content fingerprint and lastmod. A page seen for the first time gets its file's modification time; an
+unchanged page keeps its recorded lastmod however often it is rebuilt (touched); a changed page gets its file's
+modification time (or the run's time when that is not later than the recorded lastmod). Without ``--state``
+lastmod is the file's modification time, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import click
+
+from sitemapkit.core import InputError, Location, Problem, UrlEntry
+from sitemapkit.core._atomic import atomic_text
+from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core._lastmod import LastMod
+from sitemapkit.crawl import Reason, UrlNormalizer, extract_page
+from sitemapkit.crawl._fingerprint import honest_lastmod
+from sitemapkit.fetch._http import DEFAULT_USER_AGENT
+from sitemapkit.fetch._robots import RobotsTxt
+from sitemapkit.write._inputs import SM610, InputItem, iter_input
+
+__all__ = ["SHOWN", "SiteRun", "SiteState", "iter_static_site"]
+
+#: Excluded pages listed per reason before the rest are only counted.
+SHOWN = 20
+_STATE_FORMAT = "sitemapkit-generate-state"
+_STATE_VERSION = 1
+
+
+class SiteState:
+    """The ``--state`` file of ``generate``: per URL the content fingerprint and lastmod of earlier runs. Entries
+    of URLs not seen in a run are kept (a run over part of a site loses nothing). Saved atomically."""
+
+    def __init__(self, path: Path, pages: dict[str, tuple[str | None, str | None]]) -> None:
+        self.path = path
+        self.pages = pages
+        self.changed: list[str] = []  # URLs whose content is new or changed in this run, in input order
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> SiteState:
+        """Read FILE, or start empty when it does not exist. Raises :class:`ConfigurationError` (a usage error)
+        naming the file when it is not a state file of this command."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            if not p.parent.is_dir():
+                raise ConfigurationError(f"--state {p}: the directory {p.parent} does not exist") from None
+            return cls(p, {})
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigurationError(f"--state {p}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigurationError(f"--state {p}: not a generate state file (not JSON: {exc})") from None
+        if not isinstance(data, dict) or data.get("format") != _STATE_FORMAT or not isinstance(data.get("pages"),
+                                                                                              dict):
+            raise ConfigurationError(f"--state {p}: not a generate state file (give generate its own file; crawl and "
+                             "submit keep theirs)")
+        if data.get("version") != _STATE_VERSION:
+            raise ConfigurationError(f"--state {p}: state version {data.get('version')!r}, this version reads "
+                             f"{_STATE_VERSION}; use another --state file")
+        pages: dict[str, tuple[str | None, str | None]] = {}
+        for url, value in data["pages"].items():
+            if isinstance(value, dict):
+                fp, lastmod = value.get("fingerprint"), value.get("lastmod")
+                pages[str(url)] = (fp if isinstance(fp, str) else None, lastmod if isinstance(lastmod, str) else None)
+        return cls(p, pages)
+
+    def lastmod(self, url: str, fingerprint: str, stated: str | None, observed: str) -> str | None:
+        """The page's honest lastmod; records the page for :meth:`save`."""
+        previous = self.pages.get(url)
+        lastmod = honest_lastmod(fingerprint, previous, stated, observed)
+        if previous is None or previous[0] != fingerprint:
+            self.changed.append(url)
+        self.pages[url] = (fingerprint, lastmod)
+        return lastmod
+
+    def save(self) -> None:
+        data = {"format": _STATE_FORMAT, "version": _STATE_VERSION,
+                "pages": {url: {"fingerprint": fp, "lastmod": lm} for url, (fp, lm) in sorted(self.pages.items())}}
+        with atomic_text(self.path, shareable=False) as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=0)
+            fh.write("\n")
+
+
+class SiteRun:
+    """What one ``generate`` run needs across its site folders: the optional state and the exclusions."""
+
+    def __init__(self, state: SiteState | None = None) -> None:
+        self.state = state
+        self.observed = LastMod.of(datetime.now(UTC).replace(microsecond=0)).text
+        self.excluded: dict[str, int] = {}
+
+    def exclude(self, path: str, url: str, reason: Reason, detail: str) -> None:
+        n = self.excluded.get(reason.value, 0) + 1
+        self.excluded[reason.value] = n
+        if n <= SHOWN:
+            click.echo(f"excluded {path} ({url}): {reason.value}, {detail}", err=True)
+
+    def summary(self) -> str | None:
+        """``Excluded 3 pages: 1 noindex, 1 canonical, 1 robots.``, or None when nothing was."""
+        total = sum(self.excluded.values())
+        if not total:
+            return None
+        parts = ", ".join(f"{n:,} {reason}" for reason, n in self.excluded.items())
+        return f"Excluded {total:,} page{'s' if total != 1 else ''} the site keeps out of search: {parts}."
+
+
+def _robots(root: Path, base: str) -> RobotsTxt | None:
+    path = root / "robots.txt"
+    if not path.is_file():
+        return None
+    if urlsplit(base).path not in ("", "/"):
+        click.echo(f"note: {path} not applied: --base-url is not a site root, and robots.txt counts only at "
+                   "/robots.txt", err=True)
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return RobotsTxt.parse(data, urljoin(base, "/robots.txt"))
+
+
+def _same_file(url: str, norm: UrlNormalizer) -> set[str]:
+    """Spellings of ``url`` (normalised) that name the same file of the folder."""
+    spellings = {url}
+    if url.endswith("/"):
+        spellings.update((url + "index.html", url + "index.htm"))
+    else:
+        for ext in (".html", ".htm"):
+            if url.endswith(ext):
+                bare = url[: -len(ext)]
+                spellings.add(bare)
+                if bare.endswith("/index"):
+                    spellings.add(bare[: -len("index")])
+    return {n for n in (norm.normalize(s) for s in spellings) if n is not None}
+
+
+def iter_static_site(root: str, *, base_url: str, include: Sequence[str], exclude: Sequence[str],
+                     skip_files: frozenset[Path], run: SiteRun) -> Iterator[InputItem]:
+    """The folder's pages that belong in its sitemap (see the module's docstring), with their problems."""
+    base = base_url if base_url.endswith("/") else base_url + "/"
+    robots = _robots(Path(root), base)
+    norm = UrlNormalizer()
+    for item in iter_input(root, base_url=base_url, include=include, exclude=exclude, skip_files=skip_files):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        entry, location = item
+        path = location.source
+        if robots is not None and not robots.can_fetch(entry.loc, DEFAULT_USER_AGENT):
+            run.exclude(path, entry.loc, Reason.ROBOTS, "disallowed by robots.txt")
+            continue
+        try:
+            body = Path(path).read_bytes()
+        except OSError as exc:
+            yield SM610.problem(Location(path, None, loc=entry.loc), f"cannot read: {exc.strerror or exc}")
+            continue
+        info = extract_page(body, fingerprint=run.state is not None)
+        if info.robots.noindex:
+            run.exclude(path, entry.loc, Reason.NOINDEX, "meta robots")
+            continue
+        loc = entry.loc
+        if info.canonical:
+            page_base = urljoin(loc, info.base_href) if info.base_href else loc
+            canonical = norm.join(page_base, info.canonical)
+            if canonical is not None:
+                if canonical not in _same_file(loc, norm):
+                    run.exclude(path, loc, Reason.CANONICAL, f"canonical is {canonical}")
+                    continue
+                if canonical != norm.normalize(loc):
+                    loc = canonical  # the same file, spelled as the page says it should be
+        lastmod = entry.lastmod.text if entry.lastmod is not None else None
+        if run.state is not None:
+            lastmod = run.state.lastmod(loc, info.fingerprint, lastmod, run.observed)
+        if loc != entry.loc or run.state is not None:
+            entry = UrlEntry(loc, lastmod=lastmod)
+        yield entry, location
