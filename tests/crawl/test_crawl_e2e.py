@@ -267,7 +267,8 @@ def test_unchanged_pages_keep_their_lastmod_across_crawls(tmp_path: Path) -> Non
         elif loc == gen.base + changed:
             assert lastmod == t2  # changed since the first crawl: seen by the second
         else:
-            assert lastmod is None and first.locs[loc] is None, loc  # undated at first sight, unchanged since
+            assert first.locs[loc] is None, loc  # undated at first sight
+            assert lastmod is None, loc  # and unchanged since
 
 
 def test_crawl_delay_from_robots_is_obeyed(server: LocalServer, tmp_path: Path) -> None:

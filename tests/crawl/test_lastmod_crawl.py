@@ -28,7 +28,7 @@ def crawl(url: str, out: Path, cache: Path) -> subprocess.CompletedProcess[str]:
 
 def lastmods(out: Path) -> dict[str, str | None]:
     root = etree.parse(str(out / "sitemap.xml")).getroot()
-    return {u.findtext("sm:loc", namespaces=NS): u.findtext("sm:lastmod", namespaces=NS)
+    return {str(u.findtext("sm:loc", namespaces=NS)): u.findtext("sm:lastmod", namespaces=NS)
             for u in root.findall("sm:url", NS)}
 
 
@@ -67,13 +67,17 @@ def test_only_the_page_whose_content_changed_gets_a_new_lastmod(tmp_path: Path) 
     assert set(one) == set(two) == {base + p for p in texts}
     # First sight: the Last-Modified header where there is one; nothing dates /c and /d, so no lastmod.
     assert all(one[base + p] for p in stamped)
-    assert one[base + "/c"] is None and one[base + "/d"] is None
+    assert one[base + "/c"] is None
+    assert one[base + "/d"] is None
     # Second crawl: unchanged pages keep their lastmod although every response differs (time, counter, token,
     # a later Last-Modified); /b takes its new Last-Modified, /d the second crawl's time.
     assert two[base + "/"] == one[base + "/"]
     assert two[base + "/a"] == one[base + "/a"]
     assert two[base + "/c"] is None
-    assert two[base + "/b"] is not None and two[base + "/b"] > one[base + "/b"]  # type: ignore[operator]
+    b1, b2 = one[base + "/b"], two[base + "/b"]
+    assert b1 is not None
+    assert b2 is not None
+    assert b2 > b1
     assert two[base + "/d"] is not None
     # The state lives in the user cache (a fresh crawl, not --resume, carried the fingerprints over).
     assert list(cache.rglob("state.sqlite"))

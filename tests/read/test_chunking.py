@@ -208,3 +208,13 @@ def test_a_document_cut_inside_a_character_still_says_so() -> None:
     assert [code for code, _, _ in problems] == ["SM111", "SM105"]
     complete = f'<urlset xmlns="{NS}"><url><loc>https://e.com/a?b&c</loc></url></urlset>\n\u00e9'.encode()[:-1]
     assert [code for code, _, _ in _problems(complete)] == ["SM111", "SM129"]
+
+
+def test_a_bad_character_in_the_last_bytes_is_not_a_truncation() -> None:
+    # libxml2 finds it while reading the last bytes or only when closed (then it looked like "ends early",
+    # SM105): a character XML does not allow is SM104 wherever it is found.
+    for enc in ("utf-8", "utf-16"):
+        doc = f'<urlset xmlns="{NS}"><url><loc>https://e.com/a</loc></url>text\x00'.encode(enc)
+        problems = _problems(doc)
+        assert problems[-1][0] == "SM104", enc
+        assert "Char value 0" in problems[-1][2]

@@ -143,6 +143,7 @@ def test_dry_run_with_state_changes_nothing(tmp_path: Path, sites: tuple[LocalSe
     assert code == 0
     assert "would POST 1 URLs" in out
     assert engine.posts == 0
+    assert not state.exists()
     code, out, _ = _cli(*argv)
     assert code == 0
     assert engine.received() == [a.url("/x")]
@@ -189,3 +190,39 @@ def test_generate_without_submit_state_sends_nothing(tmp_path: Path, sites: tupl
                         "--submit-state", str(tmp_path / "s.sqlite"))
     assert code == 2
     assert "--submit-state and --key go together" in err
+    code, _, err = _cli("generate", str(urls), "--out", str(tmp_path / "bad"), "--base-url", a.url("/"),
+                        "--submit-state", str(tmp_path / "s.sqlite"), "--key", "bad key")
+    assert code == 2
+    assert "not an IndexNow key" in err
+    assert not (tmp_path / "bad").exists()  # refused before any work
+
+
+def test_a_local_index_and_standard_input_are_read_whole(tmp_path: Path, sites: tuple[LocalServer, LocalServer],
+                                                          engine: IndexNowEngine) -> None:
+    a, _ = sites
+    urls, out = tmp_path / "urls.txt", tmp_path / "public"
+    locs = [a.url(f"/p{i}") for i in range(5)]
+    urls.write_text("".join(u + "\n" for u in locs), encoding="utf-8")
+    code, _, err = _cli("generate", str(urls), "--out", str(out), "--base-url", a.url("/"), "--max-urls", "2", "-q")
+    assert code == 0, err
+    code, text, _ = _cli("submit", str(out / "sitemap.xml"), "--key", KEY, "--endpoint", engine.url, "-q")
+    assert code == 0, text
+    assert sorted(engine.received()) == sorted(locs)  # the index's three child files, read from the folder
+    engine.batches.clear()
+    result = CliRunner().invoke(cli, ["submit", "-", "--key", KEY, "--endpoint", engine.url, "-q"],
+                                input=f"{locs[0]}\n{locs[1]}\n")
+    assert result.exit_code == 0, result.stdout
+    assert engine.received() == locs[:2]
+
+
+def test_crawl_submits_the_pages_it_published(tmp_path: Path, sites: tuple[LocalServer, LocalServer],
+                                              engine: IndexNowEngine) -> None:
+    a, _ = sites
+    page = '<html><head><title>{0}</title></head><body><a href="/a">a</a> {0}</body></html>'
+    a.route("/", page.format("home"), content_type="text/html")
+    a.route("/a", page.format("a"), content_type="text/html")
+    code, _, err = _cli("crawl", a.url("/"), "--out", str(tmp_path / "out"), "--state", str(tmp_path / "c.sqlite"),
+                        "--submit-state", str(tmp_path / "s.sqlite"), "--key", KEY, "--submit-endpoint", engine.url)
+    assert code == 0, err
+    assert sorted(engine.received()) == [a.url("/"), a.url("/a")]
+    assert "submit: indexnow" in err

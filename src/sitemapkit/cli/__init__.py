@@ -55,6 +55,12 @@ cli.add_command(robots)
 from sitemapkit.cli._submit import submit  # noqa: E402
 
 cli.add_command(submit)
+from sitemapkit.cli._harvest import harvest  # noqa: E402
+
+cli.add_command(harvest)
+from sitemapkit.cli._audit import audit_command  # noqa: E402
+
+cli.add_command(audit_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

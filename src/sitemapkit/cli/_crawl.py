@@ -141,8 +141,11 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
     Staging: with --base-url on another origin than URL, every page URL under the crawled origin and path
     is written under --base-url (hreflang and image URLs too); the report keeps the crawled URLs.
 
-    The crawl state (for --resume, and so unchanged pages keep their lastmod) is kept per site in the
-    user cache directory, not in DIR. Ctrl-C stops cleanly; run the same command with --resume to continue.
+    lastmod moves only when a page's main content changes (its text and links, without navigation, footer,
+    dates, counters and tokens): a page seen for the first time gets its Last-Modified header, or no lastmod
+    when it sends none; a re-render keeps the recorded lastmod. The crawl state (for --resume, and the
+    fingerprints that keep lastmod stable) is kept per site in the user cache directory, not in DIR. Ctrl-C
+    stops cleanly; run the same command with --resume to continue.
 
     \b
     Example:

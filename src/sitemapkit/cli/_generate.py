@@ -27,11 +27,13 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._generate_inputs import CappedReport, iter_generate_inputs
+from sitemapkit.cli._harvest import generate_partitioned_data
 from sitemapkit.cli._static_site import SiteRun, SiteState
 from sitemapkit.cli._submit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._problems import Location, Problem, Severity
+from sitemapkit.harvest._generate import is_data_input
 from sitemapkit.write._codes import SM606, SM608
 from sitemapkit.write._publish import MANIFEST_NAME, read_manifest
 from sitemapkit.write._rolling import FORMATS, Format
@@ -138,11 +140,16 @@ def print_manifest_summary(manifest: Manifest) -> None:
               help="Site folders: a JSON file keeping each page's content fingerprint and lastmod between runs, "
                    "so lastmod moves only when a page's content changes, not on a rebuild (created if missing). "
                    "Without it lastmod is the file's modification time.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Partitioned DATA (a Parquet dataset, or a folder of CSV / JSONL files): write its partitions "
+                   "in parallel on N local Dask workers (default 2 for a Parquet dataset).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Partitioned DATA: use the Dask scheduler at ADDRESS instead of local workers.")
 @quiet_option
 @submit_options
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
              exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False, state_path: str | None = None,
-             **submit: Any) -> None:
+             workers: int | None = None, scheduler: str | None = None, **submit: Any) -> None:
     """Build a sitemap set from URL lists, sitemaps and feeds, or a built static site.
 
     INPUT is a text file of URLs (one a line), a CSV with a header (loc, lastmod, changefreq, priority), a JSONL
@@ -168,6 +175,10 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     status is then 1. So are URLs on another scheme, host or port than --base-url (a sitemap lists its own
     host's URLs), unless --allow-cross-host.
 
+    INPUT may be partitioned DATA: a Parquet dataset (what `sitemapkit harvest` writes) or, with --workers, a
+    folder of CSV / JSONL files. Each partition writes its own files on Dask, then the index is written and
+    the set published as above: the same entries as one process would write.
+
     \b
     Example:
       sitemapkit generate urls.txt --out public --base-url https://example.com/
@@ -178,6 +189,10 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
         raise click.UsageError("--base-url is required: the public URL the --out directory is served at")
     check_sources(inputs, urls=False, param_hint="INPUT")
     check_submit_options(submit["submit_state"], submit["submit_key"])
+    if workers is not None or scheduler is not None or any(is_data_input(p) for p in inputs):
+        generate_partitioned_data(inputs, output, workers=workers, scheduler=scheduler,  # exits
+                                  allow_cross_host=allow_cross_host, submit=submit, summary=print_manifest_summary,
+                                  ignored={"include": include, "exclude": exclude, "state": state_path})
     writer = SitemapSetWriter(output.out, output.base_url, check_scope=not allow_cross_host,
                               **output.writer_kwargs())
     home = None if allow_cross_host else _origin(output.base_url)

@@ -19,10 +19,10 @@ from sitemapkit.cli._common import (
     print_problem,
     quiet_option,
 )
-from sitemapkit.core import ConfigurationError, InvalidValueError
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
+from sitemapkit.core import ConfigurationError, InvalidValueError
 from sitemapkit.core._problems import escape_controls
-from sitemapkit.submit._indexnow import DEFAULT_ENDPOINT, MAX_BATCH, write_key_file
+from sitemapkit.submit._indexnow import DEFAULT_ENDPOINT, MAX_BATCH, check_key, write_key_file
 from sitemapkit.submit._results import SubmitResult
 from sitemapkit.submit._searchconsole import DEFAULT_API_ROOT
 from sitemapkit.submit._submit import SubmitOptions, SubmitReport, submit_published
@@ -98,8 +98,9 @@ def submit(sources: tuple[str, ...], key: str | None, key_location: str | None, 
     Example:
       sitemapkit submit --new-key public/
       sitemapkit submit public/sitemap.xml --key KEY --state submit.sqlite
-      sitemapkit submit https://example.com/sitemap.xml --google-credentials sa.json
-      sitemapkit submit changes.atom --websub-hub https://pubsubhubbub.appspot.com/
+      sitemapkit submit https://example.com/sitemap.xml \\
+          --google-credentials sa.json
+      sitemapkit submit changes.atom --websub-hub https://hub.example/
     """
     if new_key is not None:
         if sources or key:
@@ -172,6 +173,11 @@ def check_submit_options(submit_state: str | None, submit_key: str | None) -> No
     """Usage errors for the pair, before any work starts."""
     if (submit_state is None) != (submit_key is None):
         raise click.UsageError("--submit-state and --key go together: give both or neither")
+    if submit_key is not None:
+        try:
+            check_key(submit_key)
+        except InvalidValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--key") from None
 
 
 def submit_after_publish(manifest: Manifest, submit_state: str | None, submit_key: str | None,

@@ -212,7 +212,7 @@ class CanonicalLane:
     ``feed`` returns the bytes lxml must parse now (empty while the lane holds them); ``off`` turns true once the
     rest of the document belongs to lxml. Subclasses say what a block means (``_consume``), how lxml gets the
     prolog (``_start``) and how it takes over (``_handover``). Used by the reader (:class:`FastUrlset`) and by the
-    validator (``_validate_fast``)."""
+    validator (``sitemapkit.validate._lane``)."""
 
     __slots__ = ("_base_nl", "_block", "_buf", "_col", "_head", "_head_col", "_head_nl", "_items", "_state", "off")
 

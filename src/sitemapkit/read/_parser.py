@@ -3,13 +3,17 @@
 Data flow (all incremental; nothing holds more than one entry and a bounded buffer)::
 
     feed(bytes) -> gzip layers (_sniff.GzipDecoder, byte budget) -> sniffing (_sniff: encoding, kind, DOCTYPE)
-                -> engine: XML (_read_xml, lxml pull parser: urlset, index, RSS 2.0/1.0, Atom 1.0/0.3)
-                           or text (_read_text, one URL a line)
+                -> engine: XML (_xml, lxml pull parser: urlset, index, RSS 2.0/1.0, Atom 1.0/0.3; its byte
+                           plumbing in _xmlstream, extension elements in _fields, canonical <url> blocks in _lane)
+                           or text (_text, one URL a line)
                 -> events: UrlEntry | SitemapRef | Problem  (or Located(...) wrappers with positions=True)
+
+The engines see this parser as an ``_owner.Owner`` (they never import it); the drivers for bytes, files and
+streams (``parse_bytes``, ``read_file``, ``iter_events``) are in ``_drivers``.
 
 Lenient mode (the default) records problems as values and goes on; strict mode raises
 :class:`~sitemapkit.ParseError` at the first error, or at the first warning that lenient mode had to repair
-(``_read_codes.STRICT_FATAL``). A budget overrun raises :class:`~sitemapkit.LimitExceededError` in strict mode.
+(``_codes.STRICT_FATAL``). A budget overrun raises :class:`~sitemapkit.LimitExceededError` in strict mode.
 """
 
 from __future__ import annotations

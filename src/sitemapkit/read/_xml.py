@@ -279,7 +279,7 @@ class XmlEngine(XmlStream, ExtensionReaders):
                     ext: list[tuple[int, Any]] | None, line: int | None, el: Any,
                     images: list[Image] | None = None, alternates: list[Alternate] | None = None) -> None:
         """Build and emit the entry from a <url>'s texts and extension elements (from lxml), or from the texts
-        and the images and alternates already built (by _read_fast, from canonical blocks)."""
+        and the images and alternates already built (by the fast lane, _lane, from canonical blocks)."""
         videos: list[Video] | None = None
         news: News | None = None
         mobile = False

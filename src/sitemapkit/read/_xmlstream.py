@@ -247,7 +247,7 @@ class XmlStream:
             data = fast.finish_early(data)
             fast = None
         if fast is not None:
-            # Canonical <url> blocks are read from the bytes (_read_fast); lxml gets the prolog at once and the
+            # Canonical <url> blocks are read from the bytes (_lane); lxml gets the prolog at once and the
             # rest of the document from the first block that is not canonical.
             data = fast.feed(data)
             if fast.off:

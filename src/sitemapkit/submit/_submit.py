@@ -22,12 +22,12 @@ import asyncio
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sitemapkit.core import ConfigurationError, Problem, Severity, UrlEntry
 from sitemapkit.core._urls import is_url_source
-from sitemapkit.fetch import FetchSettings, HttpClient, open_sources
-from sitemapkit.fetch._walk import EntryBatch
-from sitemapkit.read import Located
+from sitemapkit.fetch import FetchSettings, HttpClient
+from sitemapkit.submit._diff import _entries as source_entries  # what `diff` reads, read the same way
 from sitemapkit.submit._indexnow import (
     DEFAULT_ENDPOINT,
     MAX_BATCH,
@@ -110,21 +110,15 @@ def _check_options(options: SubmitOptions) -> None:
 
 def _entries(sources: Sequence[str], settings: FetchSettings, report: SubmitReport,
              on_problem: Callable[[Problem], None] | None) -> Iterator[UrlEntry]:
-    for event in open_sources(sources, settings=settings, batches=True):
-        if isinstance(event, EntryBatch):
-            yield from event.entries
-            problems: Sequence[Problem] = event.problems
-        elif isinstance(event, Problem):
-            problems = (event,)
-        else:
-            item = event.item if isinstance(event, Located) else event
-            if isinstance(item, UrlEntry):
-                yield item
-            continue
-        for problem in problems:
-            report.problems.append(problem)
-            if on_problem is not None:
-                on_problem(problem)
+    """The URL entries of the sources, read as `diff` reads them (a folder is its sitemap files, a local index
+    pulls in the child files next to it, URLs are walked)."""
+    def problem(p: Problem) -> None:
+        report.problems.append(p)
+        if on_problem is not None:
+            on_problem(p)
+
+    for source in sources:
+        yield from source_entries(source, settings, False, problem)
 
 
 def _indexnow_plan(sources: Sequence[str], options: SubmitOptions, state: SubmitState | None,
@@ -156,7 +150,9 @@ def submit(sources: Sequence[str], options: SubmitOptions, *,
     if options.google_credentials is not None:
         account = ServiceAccount.from_file(options.google_credentials, token_uri=options.google_token_uri)
     state = SubmitState(options.state) if options.state is not None and not options.dry_run else None
-    dry_state = SubmitState(options.state) if options.state is not None and options.dry_run else None
+    dry_state = None
+    if options.state is not None and options.dry_run:  # read, never written: a missing file is not created
+        dry_state = SubmitState(options.state if Path(options.state).exists() else ":memory:")
     try:
         batches: list[IndexNowBatch] = []
         if options.key is not None:

@@ -323,7 +323,9 @@ def filter_urls(items: Iterator[InputItem], include: Sequence[str], exclude: Seq
 
 def _iter_site(root: Path, base_url: str, include: Sequence[str], exclude: Sequence[str],
                skip_files: frozenset[Path]) -> Iterator[InputItem]:
-    """HTML files of a built site, in sorted order; ``index.html`` stands for its directory URL."""
+    """HTML files of a built site, in sorted order; ``index.html`` stands for its directory URL. A plain walk:
+    ``generate`` judges each page above it (robots.txt, noindex, canonical, content-based lastmod) where HTML
+    extraction may be imported (``cli/_static_site.py``)."""
     base = base_url if base_url.endswith("/") else base_url + "/"
     excludes = tuple(exclude) + DEFAULT_SITE_EXCLUDES
     skip = {p.resolve() for p in skip_files}

@@ -1,0 +1,160 @@
+"""The audit's working set in SQLite (memory stays flat however many URLs the sitemaps list): every sitemap
+listing with its file and line, the live check of each URL, the hreflang alternates seen, and the findings."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitemapkit.audit._findings import Finding
+
+__all__ = ["AuditStore", "Listing", "PageRecord"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS listings(id INTEGER PRIMARY KEY, url TEXT NOT NULL, norm TEXT NOT NULL,
+    sitemap TEXT NOT NULL, line INTEGER, lastmod TEXT);
+CREATE INDEX IF NOT EXISTS listings_url ON listings(url);
+CREATE INDEX IF NOT EXISTS listings_norm ON listings(norm);
+CREATE TABLE IF NOT EXISTS pages(url TEXT PRIMARY KEY, status INTEGER, ok INTEGER NOT NULL,
+    indexable INTEGER NOT NULL, summary TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS alternates(page TEXT NOT NULL, lang TEXT NOT NULL, href TEXT NOT NULL,
+    PRIMARY KEY(page, lang, href)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS findings(id INTEGER PRIMARY KEY, url TEXT NOT NULL, category TEXT NOT NULL,
+    sitemap TEXT, line INTEGER, evidence TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One ``<url>`` of one sitemap: where it is listed (first listing when several)."""
+
+    url: str
+    norm: str
+    sitemap: str
+    line: int | None
+    lastmod: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """The live check of one URL as kept: its status (None: no answer), whether it answered at all without a
+    redirect and with a status below 400 (``ok``), whether it is an indexable page, and a one-line summary."""
+
+    url: str
+    status: int | None
+    ok: bool
+    indexable: bool
+    summary: str
+
+
+class AuditStore:
+    """An SQLite file (or ``:memory:``) holding the audit's working set."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.db = sqlite3.connect(str(path))
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.commit()
+        self.db.close()
+
+    def __enter__(self) -> AuditStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- listings -----------------------------------------------------------------------------------------
+    def add_listings(self, rows: Iterable[Listing]) -> None:
+        self.db.executemany("INSERT INTO listings(url, norm, sitemap, line, lastmod) VALUES (?, ?, ?, ?, ?)",
+                            [(r.url, r.norm, r.sitemap, r.line, r.lastmod) for r in rows])
+
+    def listing_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM listings").fetchone()[0])
+
+    def url_count(self) -> int:
+        return int(self.db.execute("SELECT count(DISTINCT url) FROM listings").fetchone()[0])
+
+    def listings(self, where: str = "1", params: tuple[object, ...] = ()) -> Iterator[Listing]:
+        """Every listing matching a fixed condition (values go in ``params``), in file and line order."""
+        cur = self.db.execute(
+            f"SELECT url, norm, sitemap, line, lastmod FROM listings WHERE {where} ORDER BY id", params  # noqa: S608
+        )
+        for r in cur:
+            yield Listing(str(r[0]), str(r[1]), str(r[2]), r[3], r[4])
+
+    def first_listings(self) -> Iterator[Listing]:
+        """The first listing of each distinct URL, in document order."""
+        cur = self.db.execute(
+            "SELECT url, norm, sitemap, line, lastmod FROM listings WHERE id IN "
+            "(SELECT min(id) FROM listings GROUP BY url) ORDER BY id"
+        )
+        for r in cur:
+            yield Listing(str(r[0]), str(r[1]), str(r[2]), r[3], r[4])
+
+    def first_listing(self, url: str) -> Listing | None:
+        r = self.db.execute("SELECT url, norm, sitemap, line, lastmod FROM listings WHERE url = ? ORDER BY id "
+                            "LIMIT 1", (url,)).fetchone()
+        return None if r is None else Listing(str(r[0]), str(r[1]), str(r[2]), r[3], r[4])
+
+    def is_listed_norm(self, norm: str) -> bool:
+        return self.db.execute("SELECT 1 FROM listings WHERE norm = ? LIMIT 1", (norm,)).fetchone() is not None
+
+    def duplicated_urls(self) -> Iterator[str]:
+        for r in self.db.execute("SELECT url FROM listings GROUP BY url HAVING count(*) > 1 ORDER BY min(id)"):
+            yield str(r[0])
+
+    def sitemap_lastmods(self) -> Iterator[tuple[str, int, str | None, int]]:
+        """Per sitemap file: (sitemap, dated URLs, most common lastmod, how many share it)."""
+        files = [str(r[0]) for r in self.db.execute("SELECT DISTINCT sitemap FROM listings ORDER BY sitemap")]
+        for sitemap in files:
+            total = int(self.db.execute("SELECT count(*) FROM listings WHERE sitemap = ? AND lastmod IS NOT NULL",
+                                        (sitemap,)).fetchone()[0])
+            top = self.db.execute("SELECT lastmod, count(*) AS n FROM listings WHERE sitemap = ? AND lastmod IS NOT "
+                                  "NULL GROUP BY lastmod ORDER BY n DESC, lastmod LIMIT 1", (sitemap,)).fetchone()
+            yield sitemap, total, None if top is None else str(top[0]), 0 if top is None else int(top[1])
+
+    # -- pages ----------------------------------------------------------------------------------------------
+    def put_page(self, rec: PageRecord, alternates: Iterable[tuple[str, str]] = ()) -> None:
+        self.db.execute("INSERT OR REPLACE INTO pages(url, status, ok, indexable, summary) VALUES (?, ?, ?, ?, ?)",
+                        (rec.url, rec.status, int(rec.ok), int(rec.indexable), rec.summary))
+        self.db.executemany("INSERT OR IGNORE INTO alternates(page, lang, href) VALUES (?, ?, ?)",
+                            [(rec.url, lang, href) for lang, href in alternates])
+
+    def page(self, url: str) -> PageRecord | None:
+        r = self.db.execute("SELECT url, status, ok, indexable, summary FROM pages WHERE url = ?", (url,)).fetchone()
+        return None if r is None else PageRecord(str(r[0]), r[1], bool(r[2]), bool(r[3]), str(r[4]))
+
+    def indexable_pages(self) -> Iterator[str]:
+        for r in self.db.execute("SELECT url FROM pages WHERE indexable = 1 ORDER BY url"):
+            yield str(r[0])
+
+    def alternates_of(self, page: str) -> list[tuple[str, str]]:
+        cur = self.db.execute("SELECT lang, href FROM alternates WHERE page = ? ORDER BY lang, href", (page,))
+        return [(str(r[0]), str(r[1])) for r in cur]
+
+    def pages_with_alternates(self) -> list[str]:
+        return [str(r[0]) for r in self.db.execute("SELECT DISTINCT page FROM alternates ORDER BY page")]
+
+    # -- findings -------------------------------------------------------------------------------------------
+    def add(self, finding: Finding) -> None:
+        self.db.execute("INSERT INTO findings(url, category, sitemap, line, evidence) VALUES (?, ?, ?, ?, ?)",
+                        (finding.url, finding.category, finding.sitemap, finding.line, finding.evidence))
+
+    def findings(self, category: str | None = None, limit: int | None = None) -> Iterator[Finding]:
+        where, params = ("category = ?", (category,)) if category else ("1", ())
+        sql = f"SELECT url, category, sitemap, line, evidence FROM findings WHERE {where} ORDER BY id"  # noqa: S608
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        for r in self.db.execute(sql, params):
+            yield Finding(str(r[0]), str(r[1]), r[2], r[3], str(r[4]))
+
+    def counts(self) -> dict[str, int]:
+        return {str(r[0]): int(r[1]) for r in self.db.execute(
+            "SELECT category, count(*) FROM findings GROUP BY category")}
+
+    def distinct_urls_with(self, category: str) -> int:
+        return int(self.db.execute("SELECT count(DISTINCT url) FROM findings WHERE category = ?",
+                                   (category,)).fetchone()[0])

@@ -1,0 +1,147 @@
+"""``sitemapkit harvest``: the sitemaps of many hosts on Dask into a Parquet dataset (a thin adapter over
+:mod:`sitemapkit.harvest`)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    Progress,
+    plural,
+    print_problem,
+    quiet_option,
+    stderr_console,
+)
+from sitemapkit.cli._fetchopts import fetch_options, settings_from
+
+__all__ = ["harvest"]
+
+
+@click.command("harvest")
+@click.argument("hosts_file", metavar="HOSTS", type=click.File("r", encoding="utf-8", errors="replace"))
+@click.option("--out", "-o", "out", required=True, metavar="DIR", type=click.Path(file_okay=False),
+              help="Output directory: DIR/urls (Parquet, one partition per host) and DIR/hosts.parquet.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, metavar="N",
+              help="Workers of the local Dask cluster (ignored with --scheduler).")
+@click.option("--threads", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
+              help="Hosts fetched at the same time by each local worker.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Address of a running Dask scheduler (tcp://host:8786) instead of a local cluster; "
+                   "DIR must be on a filesystem every worker shares.")
+@click.option("--processes/--no-processes", default=True, show_default=True,
+              help="Local workers as processes, or as threads of this process (quicker to start).")
+@click.option("--dashboard", metavar="ADDRESS", default=None,
+              help="Serve the local cluster's Dask dashboard there (e.g. :8787; needs bokeh).")
+@click.option("--refresh", is_flag=True,
+              help="Fetch complete hosts again, with conditional requests (ETag / Last-Modified): an unchanged "
+                   "sitemap costs a 304.")
+@click.option("--host-timeout", type=click.FloatRange(min=0.01), metavar="S", default=None,
+              help="Give up on a host after S seconds in all (it is then a failed row).")
+@quiet_option
+@fetch_options
+def harvest(hosts_file: Any, out: str, workers: int, threads: int, scheduler: str | None, processes: bool,
+            dashboard: str | None, refresh: bool, host_timeout: float | None, quiet: bool, **fetch: Any) -> None:
+    """Harvest the sitemaps of many hosts on Dask into a Parquet dataset.
+
+    HOSTS is a file of sites, sitemap URLs or host names, one a line ('-' for
+    standard input; '#' starts a comment). Lines of one host are one job: its
+    robots.txt and discovery (for site URLs), then the safe walk with every
+    fetch limit. Hosts are spread over the workers by a hash of the host, so
+    one host is fetched by one worker (its per-host limits hold).
+
+    DIR/urls is a Parquet dataset partitioned by host (host=...), one row per
+    URL with every field (images, videos, news, alternates as nested lists),
+    lastmod as written and as a UTC timestamp, the sitemap it came from and the
+    host. DIR/hosts.parquet has one row per host: status, sitemaps and how
+    they were found, URLs, bytes, time, problems with their codes. A host that
+    fails (timeouts, 5xx, bombs, garbage) is a failed row, not a failed job.
+
+    A run skips hosts whose partition is complete (failed hosts are tried
+    again); --refresh fetches them again with conditional requests. Exit status
+    1 when a host failed or a line of HOSTS was not understood.
+
+    \b
+    Example:
+      sitemapkit harvest hosts.txt --out harvest/ --workers 4
+      sitemapkit harvest hosts.txt -o harvest/ --scheduler tcp://10.0.0.1:8786
+      sitemapkit harvest hosts.txt -o harvest/ --refresh
+      sitemapkit generate harvest/ --out public --base-url https://a.example/
+    """
+    from sitemapkit.harvest import HarvestOptions, HarvestStats, read_hosts
+    from sitemapkit.harvest import harvest as run_harvest
+
+    name = "<stdin>" if hosts_file.name == "<stdin>" else str(hosts_file.name)
+    jobs, bad = read_hosts(hosts_file, name)
+    for line in bad:
+        click.echo(f"sitemapkit: {line}", err=True)
+    if not jobs:
+        raise click.UsageError(f"{name} names no host (one site, sitemap URL or host name a line)")
+    options = HarvestOptions(Path(out), settings_from(fetch), workers=workers, threads=threads,
+                             scheduler=scheduler, processes=processes, dashboard=dashboard, refresh=refresh,
+                             host_timeout=host_timeout)
+    stats = HarvestStats()
+    console = stderr_console()
+
+    def describe() -> str:
+        return (f"harvest: {stats.finished:,}/{stats.hosts:,} hosts ({stats.failed:,} failed, "
+                f"{stats.resumed:,} complete before), {stats.urls:,} URLs, {stats.rate():,.0f} URLs/s")
+
+    def on_row(row: dict[str, Any], _st: HarvestStats) -> None:
+        if not quiet and row["status"] != "ok":
+            first = next((p for p in row["problems"] if p["severity"] == "error"), None)
+            why = f": {first['code']} {first['message']}" if first else ""
+            console.print(f"failed {row['host']}{why}", markup=False, highlight=False)
+
+    with Progress(describe, quiet=quiet):
+        result = run_harvest(jobs, options, on_row=on_row, stats=stats)
+    if result.dashboard and not quiet:
+        console.print(f"dashboard: {result.dashboard}", markup=False)
+    click.echo(f"{plural(stats.hosts, 'host')}: {stats.done:,} harvested, {stats.failed:,} failed, "
+               f"{stats.resumed:,} already complete; {plural(stats.urls, 'URL')} in "
+               f"{time.monotonic() - stats.started:.1f} s")
+    click.echo(f"URLs: {result.urls_dir}  hosts: {result.hosts_path}")
+    sys.exit(EXIT_FAILURE if stats.failed or bad else EXIT_OK)
+
+
+def generate_partitioned_data(inputs: tuple[str, ...], output: Any, *, workers: int | None, scheduler: str | None,
+                              allow_cross_host: bool, ignored: dict[str, Any], submit: dict[str, Any],
+                              summary: Callable[[Any], None]) -> None:
+    """``generate DATA --workers N``: DATA is a Parquet dataset or a folder of CSV / JSONL files (see
+    :mod:`sitemapkit.harvest._generate`); called by ``cli/_generate.py``. Exits."""
+    from sitemapkit.cli._generate_inputs import DEFAULT_CAP
+    from sitemapkit.cli._submit import submit_after_publish
+    from sitemapkit.core import CODES
+    from sitemapkit.harvest import generate_partitioned, is_data_input
+
+    not_data = [p for p in inputs if not is_data_input(p)]
+    if not_data:
+        raise click.UsageError(f"{not_data[0]} is not partitioned data: with --workers or --scheduler every INPUT "
+                               "is a Parquet dataset or a folder of CSV / JSONL files")
+    used = [f"--{name.replace('_', '-')}" for name, value in ignored.items() if value]
+    if used:
+        raise click.UsageError(f"{', '.join(used)} do not apply to partitioned DATA")
+    result = generate_partitioned(inputs, output.out, output.base_url, workers=workers or 2, scheduler=scheduler,
+                                  allow_cross_host=allow_cross_host, writer_kwargs=output.writer_kwargs())
+    shown: dict[str, int] = {}
+    for problem in result.problems:
+        shown[problem.code] = shown.get(problem.code, 0) + 1
+        if shown[problem.code] <= DEFAULT_CAP:
+            print_problem(problem)
+    for code, n in result.counts.items():
+        if n > shown.get(code, 0):
+            title = CODES[code].title if code in CODES else ""
+            click.echo(f"… and {n - shown.get(code, 0):,} more {code}" + (f" ({title})" if title else ""), err=True)
+    summary(result.manifest)
+    click.echo(f"{plural(result.partitions, 'partition')} written in parallel")
+    if result.errors:
+        click.echo(f"sitemapkit: {plural(result.errors, 'input row')} skipped", err=True)
+    submitted = submit_after_publish(result.manifest, **submit)
+    sys.exit(EXIT_FAILURE if result.errors or not submitted else EXIT_OK)

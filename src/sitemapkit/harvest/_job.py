@@ -1,0 +1,216 @@
+"""A harvest job: the HOSTS list read and grouped by host, one Dask task per host placed on a worker by a hash
+of the host, results gathered as they come, ``hosts.parquet`` written at the end.
+
+Placement: the workers are sorted by address and a host goes to ``workers[blake2b(host) % len(workers)]`` (a
+loose restriction: if that worker is gone, another one takes it). One host is one task, so its politeness
+(``per_host_limit`` connections, one client) holds whatever the cluster size; a worker runs as many hosts at
+once as it has threads, each on its own event loop. The client keeps a bounded window of tasks in flight, so a
+list of millions of hosts never sits in the scheduler at once. Rows go from the workers straight to the
+partition files (a shared filesystem on a real cluster); only one small summary per host travels back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from hashlib import blake2b
+from pathlib import Path
+from typing import Any
+
+from sitemapkit.core._urls import is_absolute_http_url
+from sitemapkit.fetch import FetchSettings
+from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done
+from sitemapkit.harvest._schema import host_schema
+
+__all__ = ["BadLine", "HarvestOptions", "HarvestResult", "HarvestStats", "harvest", "read_hosts"]
+
+HOSTS_FILE = "hosts.parquet"
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line of HOSTS that is neither a URL nor a host name."""
+
+    source: str
+    line: int
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: not an http(s) URL or a host name: {self.text!r}"
+
+
+def read_hosts(lines: Iterable[str], source: str = "HOSTS") -> tuple[list[HostJob], list[BadLine]]:
+    """Group the lines of a HOSTS file by host (first-seen order). A line is a site URL, a sitemap URL or a bare
+    host name (``example.com`` stands for ``https://example.com/``); blank lines and ``#`` comments are skipped."""
+    seeds: dict[str, list[str]] = {}
+    bad: list[BadLine] = []
+    for number, raw in enumerate(lines, 1):
+        text = raw.strip()
+        if not text or text.startswith("#"):
+            continue
+        url = text if "://" in text else f"https://{text}/"
+        try:
+            key = host_key(url) if is_absolute_http_url(url) else ""
+        except ValueError:
+            key = ""
+        if not key:
+            bad.append(BadLine(source, number, text))
+            continue
+        listed = seeds.setdefault(key, [])
+        if url not in listed:
+            listed.append(url)
+    return [HostJob(host, tuple(urls)) for host, urls in seeds.items()], bad
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestOptions:
+    """How a harvest runs. ``workers`` and ``threads`` (hosts at once per worker) size the local cluster;
+    ``scheduler`` (an address such as ``tcp://10.0.0.1:8786``) uses a running cluster instead; ``processes``
+    False runs the local workers as threads of this process; ``dashboard`` is the local dashboard's address
+    (None: none). ``refresh`` fetches complete hosts again, with conditional requests."""
+
+    out_dir: Path
+    fetch: FetchSettings = field(default_factory=FetchSettings)
+    workers: int = 2
+    threads: int = 4
+    scheduler: str | None = None
+    processes: bool = True
+    dashboard: str | None = None
+    refresh: bool = False
+    host_timeout: float | None = None
+
+
+@dataclass(slots=True)
+class HarvestStats:
+    """Counters of a running harvest (read by the progress line)."""
+
+    hosts: int = 0
+    done: int = 0
+    failed: int = 0
+    resumed: int = 0
+    urls: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def finished(self) -> int:
+        return self.done + self.failed + self.resumed
+
+    def rate(self) -> float:
+        """URLs per second fetched by this run (resumed hosts do not count)."""
+        return self.urls / max(1e-9, time.monotonic() - self.started)
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestResult:
+    """Where the output is and what happened: ``rows`` are the ``hosts.parquet`` rows, in HOSTS order."""
+
+    out_dir: Path
+    hosts_path: Path
+    urls_dir: Path
+    rows: tuple[dict[str, Any], ...]
+    stats: HarvestStats
+    dashboard: str | None = None
+
+
+def _placement(host: str, workers: list[str]) -> str:
+    digest = blake2b(host.encode("utf-8"), digest_size=8).digest()
+    return workers[int.from_bytes(digest, "big") % len(workers)]
+
+
+def _client(options: HarvestOptions) -> tuple[Any, Any]:
+    from distributed import Client, LocalCluster
+
+    if options.scheduler is not None:
+        return Client(options.scheduler, timeout="30s"), None
+    cluster = LocalCluster(n_workers=options.workers, threads_per_worker=options.threads,
+                           processes=options.processes, dashboard_address=options.dashboard,
+                           silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def _run_tasks(client: Any, jobs: list[HostJob], settings: HostSettings,
+               on_row: Callable[[dict[str, Any]], None]) -> None:
+    from distributed import as_completed
+
+    workers = sorted(client.scheduler_info()["workers"])
+    if not workers:
+        raise RuntimeError("the Dask cluster has no workers")
+    nthreads = sum(client.nthreads().values()) or 1
+    window = max(16, 2 * nthreads)
+    pending: Iterator[HostJob] = iter(jobs)
+
+    def submit(job: HostJob) -> Any:
+        token = blake2b(job.host.encode(), digest_size=6).hexdigest()
+        return client.submit(harvest_host, job, settings, key=f"harvest-{token}-{secrets.token_hex(3)}",
+                             workers=[_placement(job.host, workers)], allow_other_workers=True, pure=False)
+
+    futures = as_completed([submit(j) for _, j in zip(range(window), pending, strict=False)])
+    for future in futures:
+        on_row(future.result())
+        future.release()
+        nxt = next(pending, None)
+        if nxt is not None:
+            futures.add(submit(nxt))
+
+
+def write_hosts(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    """``hosts.parquet``, written under a temporary name and renamed into place."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tmp = path.with_name(f".{path.name}.tmp-{secrets.token_hex(4)}")
+    pq.write_table(pa.Table.from_pylist(list(rows), schema=host_schema()), tmp)
+    os.replace(tmp, path)
+
+
+def harvest(jobs: list[HostJob], options: HarvestOptions,
+            on_row: Callable[[dict[str, Any], HarvestStats], None] | None = None,
+            stats: HarvestStats | None = None) -> HarvestResult:
+    """Harvest ``jobs`` (see :func:`read_hosts`) on Dask into ``options.out_dir``; ``on_row`` is called in this
+    process with each host's row as it arrives. Hosts whose partition is complete are not fetched again unless
+    ``options.refresh``. ``hosts.parquet`` is written even when the run is interrupted (with the hosts done)."""
+    out = Path(options.out_dir)
+    settings = HostSettings(options.fetch, str(out), options.host_timeout, options.refresh)
+    settings.urls_dir.mkdir(parents=True, exist_ok=True)
+    st = stats if stats is not None else HarvestStats()
+    st.hosts = len(jobs)
+    rows: dict[str, dict[str, Any]] = {}
+
+    def record(row: dict[str, Any]) -> None:
+        rows[row["host"]] = row
+        if row["resumed"]:
+            st.resumed += 1
+        elif row["status"] == "ok":
+            st.done += 1
+            st.urls += row["urls"]
+        else:
+            st.failed += 1
+        if on_row is not None:
+            on_row(row, st)
+
+    todo: list[HostJob] = []
+    for job in jobs:
+        previous = None if options.refresh else read_done(settings.urls_dir, job.host)
+        if previous is not None:
+            record(previous)
+        else:
+            todo.append(job)
+    dashboard: str | None = None
+    try:
+        if todo:
+            client, cluster = _client(options)
+            try:
+                dashboard = client.dashboard_link if options.dashboard is not None or options.scheduler else None
+                _run_tasks(client, todo, settings, record)
+            finally:
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+    finally:
+        ordered = [rows[j.host] for j in jobs if j.host in rows]
+        write_hosts(out / HOSTS_FILE, ordered)
+    return HarvestResult(out, out / HOSTS_FILE, settings.urls_dir, tuple(ordered), st, dashboard)

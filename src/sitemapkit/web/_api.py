@@ -1,0 +1,281 @@
+"""The JSON API (the pages are built on it; the README documents it)::
+
+    POST   /api/crawls                   {"url": ..., "max_pages": ..., ...}  ->  201 {"id": ...}
+    GET    /api/crawls                   the history, newest first
+    GET    /api/crawls/{id}              status (queued|running|paused|done|failed|cancelled) and counts
+    DELETE /api/crawls/{id}              forget a crawl and its files
+    POST   /api/crawls/{id}/pause|resume|cancel
+    GET    /api/crawls/{id}/events       server-sent events: one "crawl" event per change, "end" when finished
+    GET    /api/crawls/{id}/files        the output files;  GET /api/crawls/{id}/files/{name} one of them
+                                         (sitemap.xml, sitemap.txt, ..., crawl-report.json, sitemaps.zip)
+    POST   /api/validate                 JSON {"url"} or a form with "url" or an uploaded "file"
+    GET    /api/discover?url=            the site's sitemap tree
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import zipfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from sitemapkit.web._checks import CheckError, check_document, discover_tree, fetch_document
+from sitemapkit.web._guard import BodyTooLargeError
+from sitemapkit.web._jobs import CrawlManager, JobError, parse_crawl_request
+from sitemapkit.web._store import TERMINAL, CrawlRecord, valid_id
+
+__all__ = ["ZIP_NAME", "api_routes", "list_files"]
+
+ZIP_NAME = "sitemaps.zip"
+_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
+#: Served files never run scripts or load anything (sitemap.html and report.html show crawled URLs).
+FILE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
+KEEPALIVE = 15.0
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _manager(request: Request) -> CrawlManager:
+    manager: CrawlManager = request.app.state.manager
+    return manager
+
+
+def _record(request: Request) -> CrawlRecord | JSONResponse:
+    crawl_id = request.path_params["id"]
+    record = _manager(request).store.get(crawl_id) if valid_id(crawl_id) else None
+    if record is None:
+        return _error(f"no crawl {crawl_id!r}", 404)
+    return record
+
+
+def crawl_view(manager: CrawlManager, record: CrawlRecord) -> dict[str, Any]:
+    d = record.to_dict()
+    d["files"] = list_files(manager.store.out_dir(record.id)) if record.status == "done" else []
+    d["links"] = {"self": f"/api/crawls/{record.id}", "events": f"/api/crawls/{record.id}/events",
+                  "page": f"/crawls/{record.id}"}
+    return d
+
+
+def list_files(out: Path) -> list[dict[str, Any]]:
+    if not out.is_dir():
+        return []
+    files = [{"name": p.name, "size": p.stat().st_size, "url": p.name} for p in sorted(out.iterdir())
+             if p.is_file() and _FILE_NAME.match(p.name) and not p.name.startswith(".")]
+    if files:
+        files.append({"name": ZIP_NAME, "size": None, "url": ZIP_NAME})
+    return files
+
+
+async def _body(request: Request) -> dict[str, Any] | JSONResponse:
+    """The request's fields: JSON object, or a form (urlencoded or multipart)."""
+    ctype = request.headers.get("content-type", "")
+    try:
+        if ctype.startswith("application/json"):
+            data = json.loads(await request.body() or b"{}")
+            if not isinstance(data, dict):
+                return _error("the body must be a JSON object")
+            return data
+        form = await request.form(max_part_size=request.app.state.max_body)
+        out: dict[str, Any] = {}
+        for key, value in form.multi_items():
+            if key in ("formats", "include", "exclude") and not isinstance(value, UploadFile):
+                out.setdefault(key, []).append(value)
+            else:
+                out[key] = value
+        return out
+    except BodyTooLargeError as exc:
+        return _error(str(exc), 413)
+    except json.JSONDecodeError as exc:
+        return _error(f"the body is not JSON: {exc}")
+    except Exception as exc:  # multipart parser errors (starlette's MultiPartException and friends)
+        return _error(f"the form could not be read: {exc}")
+
+
+async def create_crawl(request: Request) -> Response:
+    data = await _body(request)
+    if isinstance(data, Response):
+        return data
+    for key in ("include", "exclude"):  # the page's textareas: one expression per line
+        if isinstance(data.get(key), list) and len(data[key]) == 1 and "\n" in data[key][0]:
+            data[key] = data[key][0]
+    try:
+        url, options = parse_crawl_request(data)
+    except JobError as exc:
+        return _error(str(exc), exc.status)
+    record = _manager(request).start(url, options)
+    return JSONResponse({"id": record.id, "links": {"self": f"/api/crawls/{record.id}"}}, status_code=201,
+                        headers={"Location": f"/api/crawls/{record.id}"})
+
+
+async def list_crawls(request: Request) -> Response:
+    manager = _manager(request)
+    return JSONResponse({"crawls": [r.to_dict() for r in manager.store.all()]})
+
+
+async def get_crawl(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    return JSONResponse(crawl_view(_manager(request), record))
+
+
+async def delete_crawl(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    try:
+        _manager(request).delete(record)
+    except JobError as exc:
+        return _error(str(exc), exc.status)
+    return Response(status_code=204)
+
+
+async def crawl_action(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    action = request.path_params["action"]
+    manager = _manager(request)
+    try:
+        if action == "resume":
+            manager.resume(record)
+        elif action in ("pause", "cancel"):
+            manager.stop(record, action)
+        else:
+            return _error(f"unknown action {action!r}: pause, resume or cancel", 404)
+    except JobError as exc:
+        return _error(str(exc), exc.status)
+    return JSONResponse({"id": record.id, "requested": action}, status_code=202)
+
+
+async def crawl_events(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    manager = _manager(request)
+    crawl_id = record.id
+
+    async def stream() -> AsyncIterator[str]:
+        yield "retry: 2000\n\n"
+        while True:
+            changed = manager.changed_event(crawl_id)
+            current = manager.store.get(crawl_id)
+            if current is None:
+                yield 'event: end\ndata: {"status": "deleted"}\n\n'
+                return
+            view = crawl_view(manager, current)
+            yield f"event: crawl\ndata: {json.dumps(view)}\n\n"
+            if current.status in TERMINAL or manager.closing.is_set():
+                yield f"event: end\ndata: {json.dumps({'status': current.status})}\n\n"
+                return
+            try:
+                await asyncio.wait_for(changed.wait(), KEEPALIVE)
+            except TimeoutError:
+                yield ": keep-alive\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _zip(out: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for item in list_files(out):
+            if item["name"] != ZIP_NAME:
+                zf.write(out / item["name"], item["name"])
+    return buffer.getvalue()
+
+
+async def crawl_files(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    return JSONResponse({"files": list_files(_manager(request).store.out_dir(record.id))})
+
+
+async def crawl_file(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    name = request.path_params["name"]
+    out = _manager(request).store.out_dir(record.id)
+    disposition = "inline" if request.query_params.get("inline") else "attachment"
+    headers = {"Content-Security-Policy": FILE_CSP, "X-Content-Type-Options": "nosniff",
+               "Content-Disposition": f'{disposition}; filename="{name}"'} if _FILE_NAME.match(name) else {}
+    if name == ZIP_NAME and list_files(out):
+        data = await asyncio.to_thread(_zip, out)
+        return Response(data, media_type="application/zip", headers=headers)
+    path = out / name
+    # The name is one plain segment (no "/", no ".."), and the resolved file must still be inside the folder.
+    if not _FILE_NAME.match(name) or not path.resolve().is_relative_to(out.resolve()) or not path.is_file():
+        return _error(f"no file {name!r} in crawl {record.id}", 404)
+    return FileResponse(path, headers=headers, media_type=_media_type(name))
+
+
+def _media_type(name: str) -> str:
+    for suffix, media in ((".xml", "application/xml"), (".json", "application/json"),
+                          (".txt", "text/plain; charset=utf-8"), (".html", "text/html; charset=utf-8"),
+                          (".gz", "application/gzip")):
+        if name.endswith(suffix):
+            return media
+    return "application/octet-stream"
+
+
+async def validate(request: Request) -> Response:
+    data = await _body(request)
+    if isinstance(data, Response):
+        return data
+    max_body: int = request.app.state.max_body
+    upload = data.get("file")
+    try:
+        if isinstance(upload, UploadFile) and upload.filename:
+            content = await upload.read(max_body + 1)
+            if len(content) > max_body:
+                return _error(f"upload too large: the limit is {max_body:,} bytes", 413)
+            source, sitemap_url = upload.filename, None
+        else:
+            url = data.get("url")
+            if not isinstance(url, str) or not url.strip():
+                return _error("give a sitemap: url (its address) or file (an upload)")
+            sitemap_url, content = await fetch_document(url.strip(), max_body)
+            source = url.strip()
+    except CheckError as exc:
+        return _error(str(exc))
+    result = await asyncio.to_thread(check_document, content, source, sitemap_url)
+    return JSONResponse(result)
+
+
+async def discover(request: Request) -> Response:
+    url = request.query_params.get("url", "").strip()
+    if not url:
+        return _error("url: the site's address is required, e.g. /api/discover?url=https://example.com/")
+    try:
+        return JSONResponse(await discover_tree(url))
+    except CheckError as exc:
+        return _error(str(exc))
+
+
+def api_routes() -> list[Route]:
+    return [
+        Route("/api/crawls", create_crawl, methods=["POST"]),
+        Route("/api/crawls", list_crawls, methods=["GET"]),
+        Route("/api/crawls/{id}", get_crawl, methods=["GET"]),
+        Route("/api/crawls/{id}", delete_crawl, methods=["DELETE"]),
+        Route("/api/crawls/{id}/events", crawl_events, methods=["GET"]),
+        Route("/api/crawls/{id}/files", crawl_files, methods=["GET"]),
+        Route("/api/crawls/{id}/files/{name}", crawl_file, methods=["GET"]),
+        Route("/api/crawls/{id}/{action}", crawl_action, methods=["POST"]),
+        Route("/api/validate", validate, methods=["POST"]),
+        Route("/api/discover", discover, methods=["GET"]),
+    ]

@@ -1,0 +1,133 @@
+"""The Starlette application: pages (Jinja2 templates, one script and one stylesheet served from the package: no
+build step, no CDN), the JSON API, the request guard, and the crawl manager's life cycle."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sitemapkit.web._api import api_routes, crawl_view
+from sitemapkit.web._guard import RequestGuard
+from sitemapkit.web._jobs import CrawlManager
+from sitemapkit.web._store import HistoryStore, default_data_dir, valid_id
+
+__all__ = ["DEFAULT_MAX_BODY", "WebSettings", "create_app"]
+
+HERE = Path(__file__).parent
+#: Uploads and request bodies: 20 MiB (a sitemap may be 50 MiB uncompressed; gzip it or give its URL).
+DEFAULT_MAX_BODY = 20 * 1024 * 1024
+PAGE_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """How the web app runs: where it listens (for the Host and Origin checks), its token, its data folder."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str | None = None
+    data_dir: Path | None = None
+    max_body: int = DEFAULT_MAX_BODY
+
+
+class _PageHeaders:
+    """Security headers on every answer that does not set its own CSP (the downloads do)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                if b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", PAGE_CSP.encode()))
+                headers += [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                            (b"x-frame-options", b"DENY")]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, wrapped)
+
+
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+
+def _page(name: str, **extra: Any) -> Any:
+    async def endpoint(request: Request) -> Response:
+        return templates.TemplateResponse(request, name, {"nav": name.removesuffix(".html"), **extra})
+
+    return endpoint
+
+
+async def crawl_page(request: Request) -> Response:
+    crawl_id = request.path_params["id"]
+    manager: CrawlManager = request.app.state.manager
+    record = manager.store.get(crawl_id) if valid_id(crawl_id) else None
+    if record is None:
+        return templates.TemplateResponse(request, "missing.html", {"nav": "", "crawl_id": crawl_id},
+                                          status_code=404)
+    return templates.TemplateResponse(request, "crawl.html",
+                                      {"nav": "", "crawl": crawl_view(manager, record)})
+
+
+async def home(request: Request) -> Response:
+    manager: CrawlManager = request.app.state.manager
+    return templates.TemplateResponse(request, "home.html", {"nav": "home", "crawls": manager.store.all()})
+
+
+def create_app(settings: WebSettings | None = None) -> Starlette:
+    """The web app. ``uvicorn`` (or any ASGI server) runs it; ``sitemapkit web`` does both.
+
+    Example: ``uvicorn.run(create_app(WebSettings(port=8765)), host="127.0.0.1", port=8765)``."""
+    settings = settings or WebSettings()
+    store = HistoryStore(settings.data_dir or default_data_dir())
+    manager = CrawlManager(store)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store.mark_interrupted()
+        manager.attach(asyncio.get_running_loop())
+        try:
+            yield
+        finally:
+            manager.shutdown()
+            await asyncio.to_thread(manager.join)
+            store.mark_interrupted()
+            store.close()
+
+    routes = [
+        Route("/", home),
+        Route("/check", _page("check.html")),
+        Route("/discover", _page("discover.html")),
+        Route("/crawls/{id}", crawl_page),
+        *api_routes(),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[
+        Middleware(RequestGuard, host=settings.host, port=settings.port, token=settings.token,
+                   max_body=settings.max_body),
+        Middleware(_PageHeaders),
+    ])
+    app.state.manager = manager
+    app.state.max_body = settings.max_body
+    return app

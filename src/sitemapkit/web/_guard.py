@@ -1,0 +1,150 @@
+"""The web app's request guard (an ASGI middleware in front of everything).
+
+* ``Host`` must name this server (``127.0.0.1``, ``localhost``, ``[::1]`` or the address it is bound to, with its
+  port): a DNS rebinding page (``evil.example`` resolving to 127.0.0.1) gets 421 and never sees a byte.
+* State-changing requests (anything but GET/HEAD/OPTIONS) with an ``Origin`` must come from this server's own
+  origin, and ``Sec-Fetch-Site: cross-site`` is refused: no other site can start a crawl or upload a file.
+  Requests without ``Origin`` (curl, scripts) are not from a browser page on another site.
+* With a token (required when bound to a non-loopback address) every request carries it: ``Authorization:
+  Bearer TOKEN``, the ``sitemapkit_token`` cookie, or ``?token=TOKEN`` once (the answer sets the cookie).
+* Request bodies are limited (``max_body`` bytes): 413 beyond.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["COOKIE", "RequestGuard", "is_loopback"]
+
+COOKIE = "sitemapkit_token"
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _authority(host: str, port: int) -> str:
+    host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"{host}:{port}".lower()
+
+
+class RequestGuard:
+    """Wraps the app: Host, Origin, token and body size checks (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, *, host: str, port: int, token: str | None, max_body: int) -> None:
+        self.app = app
+        names = {*_LOOPBACK_NAMES, host}
+        self.allowed_hosts = {_authority(n, port) for n in names}
+        if port == 80:
+            self.allowed_hosts |= {_authority(n, port).rsplit(":", 1)[0] for n in names}
+        self.token = token
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "").lower()
+        # With a token the Host check is not needed (a rebinding page has no token) and would refuse the
+        # machine's other names; without one, only this server's loopback names are answered.
+        if self.token is None and host not in self.allowed_hosts:
+            await _refuse(send, 421, f"unknown Host header {host!r}: this server answers to "
+                                     f"{', '.join(sorted(self.allowed_hosts))} only (DNS rebinding refused)")
+            return
+        method = scope["method"]
+        if method not in _SAFE_METHODS:
+            origin = headers.get("origin")
+            if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != host):
+                await _refuse(send, 403, f"cross-origin request refused (Origin {origin!r})")
+                return
+            if headers.get("sec-fetch-site") == "cross-site":
+                await _refuse(send, 403, "cross-site request refused")
+                return
+        set_cookie = False
+        if self.token is not None:
+            given = _token_of(headers, scope.get("query_string", b""))
+            if given is None or not hmac.compare_digest(given[0], self.token):
+                await _refuse(send, 401, "a token is required: pass ?token=... once, or Authorization: Bearer ...")
+                return
+            set_cookie = given[1] == "query"
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_body:
+            await _refuse(send, 413, f"request body too large: {int(length):,} bytes, the limit is "
+                                     f"{self.max_body:,}")
+            return
+        await self.app(scope, self._limited(receive, send), self._cookie(send) if set_cookie else send)
+
+    def _limited(self, receive: Receive, send: Send) -> Receive:
+        seen = 0
+        limit = self.max_body
+
+        async def wrapped() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLargeError(limit)
+            return message
+
+        return wrapped
+
+    def _cookie(self, send: Send) -> Send:
+        token = self.token or ""
+
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                cookie = f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict".encode("latin-1")
+                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie)]}
+            await send(message)
+
+        return wrapped
+
+
+class BodyTooLargeError(Exception):
+    """A body without Content-Length went past the limit (the app answers 413)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"request body too large: the limit is {limit:,} bytes")
+
+
+def _token_of(headers: dict[str, str], query: bytes) -> tuple[str, str] | None:
+    auth = headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip(), "header"
+    values = parse_qs(query.decode("latin-1")).get("token")
+    if values:
+        return values[0], "query"
+    cookie: SimpleCookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except Exception:  # a malformed Cookie header is no token
+        return None
+    if COOKIE in cookie:
+        return cookie[COOKIE].value, "cookie"
+    return None
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers: list[tuple[bytes, bytes]] = [(b"content-type", b"application/json"),
+                                          (b"content-length", str(len(body)).encode())]
+    start: dict[str, Any] = {"type": "http.response.start", "status": status, "headers": headers}
+    await send(start)
+    await send({"type": "http.response.body", "body": body})
