@@ -214,7 +214,8 @@ async def check_url(client: HttpClient, url: str, *, lastmod: str | None, normal
         resp = await client.get(url, max_bytes=max_bytes, truncate=True)
     except TooManyRedirectsError as exc:
         kind = "redirect loop" if "loop" in exc.reason.lower() else "too many redirects"
-        return LiveResult(url, None, (("redirect", f"{kind}: {exc.reason}"),), False, summary=kind)
+        evidence = exc.reason if exc.reason.lower().startswith(kind) else f"{kind}: {exc.reason}"
+        return LiveResult(url, None, (("redirect", evidence),), False, summary=kind)
     except FetchError as exc:
         return LiveResult(url, None, (("not_found", f"no answer: {exc.reason}"),), False, summary="no answer")
     return judge(url, resp, lastmod=lastmod, normalizer=normalizer, slack=slack)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitemapkit.audit._findings import Finding
+from sitemapkit.audit._findings import CATEGORIES, Finding
 
 __all__ = ["AuditStore", "Listing", "PageRecord"]
 
@@ -145,7 +145,9 @@ class AuditStore:
 
     def findings(self, category: str | None = None, limit: int | None = None) -> Iterator[Finding]:
         where, params = ("category = ?", (category,)) if category else ("1", ())
-        sql = f"SELECT url, category, sitemap, line, evidence FROM findings WHERE {where} ORDER BY id"  # noqa: S608
+        order = "instr(?, ',' || category || ','), sitemap IS NULL, sitemap, line, url, id"
+        sql = f"SELECT url, category, sitemap, line, evidence FROM findings WHERE {where} ORDER BY {order}"  # noqa: S608
+        params = (*params, "," + ",".join(CATEGORIES) + ",")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         for r in self.db.execute(sql, params):

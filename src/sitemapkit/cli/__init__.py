@@ -46,6 +46,9 @@ cli.add_command(crawl)
 from sitemapkit.cli._serve import serve  # noqa: E402
 
 cli.add_command(serve)
+from sitemapkit.cli._web import web  # noqa: E402
+
+cli.add_command(web)
 from sitemapkit.cli._diff import diff  # noqa: E402
 
 cli.add_command(diff)

@@ -37,16 +37,18 @@ _OUTSIDE_MAIN = ("nav, header, footer, aside, [role=navigation], [role=banner], 
 _INSIDE_MAIN = "nav, aside, footer, [role=navigation], [role=contentinfo], [role=complementary]"
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_WEEKDAY = r"(?:(?:mon|tue|tues|wed|wednes|thu|thurs|fri|sat|satur|sun)(?:day)?\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
+_TOKEN = r"\b(?=[a-z_]*\d)(?=[0-9_]*[a-z])[a-z0-9_]{16,}\b"
 _BOILERPLATE = [re.compile(p, re.IGNORECASE) for p in (
     # ISO 8601 date and date-time (2026-11-24, 2026-11-24T08:50:50.123+01:00)
-    _WEEKDAY + r"\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:z\b|[+-]\d{2}:?\d{2}\b)?",
+    r"\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:z\b|[+-]\d{2}:?\d{2}\b)?",
     # numeric dates: 24/11/2026, 11/24/26, 24.11.2026
-    _WEEKDAY + r"\b\d{1,2}[/.]\d{1,2}[/.](?:\d{4}|\d{2})\b",
-    # month-name dates: Nov 24, 2026 / 24 November 2026 / Tuesday, 24th Nov / November 2026
-    _WEEKDAY + r"\b(?:\d{1,2}" + _ORD + r"\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+\d{4})?|" + _MONTH
+    r"\b\d{1,2}[/.]\d{1,2}[/.](?:\d{4}|\d{2})\b",
+    # month-name dates: Nov 24, 2026 / 24 November 2026 / 24th Nov / November 2026
+    r"\b(?:\d{1,2}" + _ORD + r"\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+\d{4})?|" + _MONTH
     + r"\s+\d{1,2}" + _ORD + r"(?:,?\s+\d{4})?|" + _MONTH + r"\s+\d{4})\b",
+    # weekday names (they change with the date): Tuesday, Tue,
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:mon|tue|wed|thu|fri|sat|sun)\.?,",
     # clock times: 08:50, 8:50:12.5 pm, 20:50 UTC, 10:00+01:00
     r"\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|z|[a-z]{2,4}t)\b|[+-]\d{2}:?\d{2})?",
     # relative times: 3 minutes ago, an hour ago
@@ -63,8 +65,9 @@ _BOILERPLATE = [re.compile(p, re.IGNORECASE) for p in (
     # build ids: build 2f9a1c3, rev 4711, commit abcdef0
     r"\b(?:build|rev(?:ision)?|commit|version)\s*(?:id)?\s*[:#]?\s*[0-9a-f]{6,40}\b",
     # long tokens that mix letters and digits: nonces, CSRF tokens, hashes
-    r"\b(?=[a-z_]*\d)(?=[0-9_]*[a-z])[a-z0-9_]{16,}\b",
+    _TOKEN,
 )]
+_TOKEN_RE = re.compile(_TOKEN, re.IGNORECASE)
 #: Query parameters that change per render or per visitor (dropped from link targets before hashing).
 _VOLATILE_PARAMS = frozenset({
     "_", "t", "ts", "time", "timestamp", "v", "ver", "version", "cb", "cachebust", "cache", "rand", "random",
@@ -82,15 +85,18 @@ def normalise_text(text: str) -> str:
 
 def _normalise_href(href: str) -> str:
     href = href.strip()
-    try:
-        parts = urlsplit(href)
-    except ValueError:
-        return normalise_text(href)
-    query = parts.query
-    if query:
-        kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k.lower() not in _VOLATILE_PARAMS]
-        query = urlencode(kept)
-    return normalise_text(urlunsplit((parts.scheme, parts.netloc, parts.path, query, "")))
+    if "?" in href or "#" in href:
+        try:
+            parts = urlsplit(href)
+        except ValueError:
+            return _TOKEN_RE.sub("", href)
+        query = parts.query
+        if query:
+            kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True)
+                    if k.lower() not in _VOLATILE_PARAMS]
+            query = urlencode(kept)
+        href = urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
+    return _TOKEN_RE.sub("", href) if len(href) >= 16 else href
 
 
 def _region(tree: LexborHTMLParser) -> object | None:

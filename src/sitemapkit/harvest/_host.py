@@ -42,6 +42,9 @@ __all__ = ["HOST_META_KEY", "HostJob", "HostSettings", "harvest_host", "host_key
 HOST_META_KEY = b"sitemapkit.host"
 #: Rows buffered before they are written as one row group.
 _ROWS_PER_GROUP = 20_000
+#: Codes that mean a sitemap was not (completely) read (SM112: over the byte budget, a bomb); a host without
+#: any sitemap read is a failed host.
+_FATAL = frozenset({"SM112", "SM501", "SM502", "SM503", "SM504", "SM505", "SM513", "SM515", "SM516"})
 #: Problems kept per host (all are counted).
 _MAX_PROBLEMS = 200
 
@@ -130,7 +133,7 @@ class _Run:
         self.bytes += node.size
         self.wire_bytes += node.wire_bytes
         self.not_modified += node.from_cache
-        if node.kind is not None and node.kind.is_sitemap:
+        if node.kind is not None and node.kind.is_sitemap and not any(p.code in _FATAL for p in node.problems):
             self.read_ok += 1
         self.sitemaps.append({"url": node.url, "found_via": node.found_via.value, "status": node.status,
                               "kind": None if node.kind is None else node.kind.value, "urls": node.entries,

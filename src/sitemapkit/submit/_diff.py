@@ -131,7 +131,7 @@ def _sibling(ref: SitemapRef, document: str) -> str | None:
     return str(path) if path.is_file() else None
 
 
-def _entries(source: str, settings: FetchSettings, strict: bool,
+def source_entries(source: str, settings: FetchSettings, strict: bool,
              on_problem: Callable[[Problem], None]) -> Iterator[UrlEntry]:
     """Every URL entry of one SOURCE argument; a local index pulls in the child files next to it."""
     pending = expand_source(source)
@@ -165,7 +165,7 @@ def _load(db: sqlite3.Connection, table: str, sources: Sequence[str], settings: 
     batch: list[Row] = []
     db.execute("BEGIN")
     for source in sources:
-        for entry in _entries(source, settings, strict, on_problem):
+        for entry in source_entries(source, settings, strict, on_problem):
             batch.append((entry.loc, *entry_fields(entry)))
             if len(batch) >= _BATCH:
                 db.executemany(sql, batch)

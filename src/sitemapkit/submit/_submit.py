@@ -27,7 +27,7 @@ from pathlib import Path
 from sitemapkit.core import ConfigurationError, Problem, Severity, UrlEntry
 from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch import FetchSettings, HttpClient
-from sitemapkit.submit._diff import _entries as source_entries  # what `diff` reads, read the same way
+from sitemapkit.submit._diff import source_entries  # what `diff` reads, read the same way
 from sitemapkit.submit._indexnow import (
     DEFAULT_ENDPOINT,
     MAX_BATCH,

@@ -20,7 +20,7 @@ from typing import Any
 
 from sitemapkit.core._errors import ConfigurationError, SitemapkitError
 from sitemapkit.core._urls import is_absolute_http_url
-from sitemapkit.crawl import CrawlOptions, Crawler, CrawlProgress, CrawlState, ReportSummary, StartUrlError, crawl
+from sitemapkit.crawl import Crawler, CrawlOptions, CrawlProgress, CrawlState, ReportSummary, StartUrlError, crawl
 from sitemapkit.crawl._crawler import check_start_url
 from sitemapkit.crawl._report import summarize
 from sitemapkit.web._store import CrawlRecord, HistoryStore
