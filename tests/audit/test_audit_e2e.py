@@ -127,3 +127,23 @@ def test_given_sitemap_and_sample(site: AuditSite) -> None:
     assert len({f["url"] for f in live}) <= 5
     for rate in report["rates"].values():
         assert 0.0 <= rate["low"] <= rate["rate"] <= rate["high"] <= 1.0
+
+
+def test_site_without_sitemaps_fails_with_a_message(tmp_path: Path) -> None:
+    with LocalServer() as srv:
+        srv.route("/", "<html><head><title>Home</title></head><body><p>hello</p></body></html>",
+                  content_type="text/html")
+        done = run_audit(srv.base + "/", "--out", str(tmp_path), "-q")
+    assert done.returncode == 1
+    assert "no sitemap URL found" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert json.loads((tmp_path / "audit.json").read_text())["sitemap_urls"] == 0
+
+
+def test_state_file_that_is_not_sqlite_is_a_usage_error(site: AuditSite, tmp_path: Path) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("my notes, not a database\n" * 20)
+    done = run_audit(site.base + "/", "--state", str(bad), "--no-crawl", "-q")
+    assert done.returncode == 2
+    assert "not an audit state file" in done.stderr
+    assert bad.read_text().startswith("my notes")  # never overwritten

@@ -85,9 +85,9 @@ class WebServer:
         req = urllib.request.Request(self.base + path, data=data, method=method, headers=hdrs)
         try:
             with urllib.request.urlopen(req, timeout=30) as resp:
-                return resp.status, dict(resp.headers), resp.read()
+                return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
         except urllib.error.HTTPError as exc:
-            return exc.code, dict(exc.headers), exc.read()
+            return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
 
     def json(self, method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
         status, _, data = self.request(method, path, body, **kw)

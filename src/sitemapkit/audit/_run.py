@@ -19,10 +19,11 @@ import dataclasses
 import random
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from sitemapkit.audit._findings import CATEGORIES, LIVE_CATEGORIES, AuditOptions, Finding, wilson_interval
@@ -34,6 +35,8 @@ from sitemapkit.crawl import Crawler, CrawlState, UrlNormalizer
 from sitemapkit.fetch import AddressPolicy, FetchSettings, HttpClient, RetryPolicy, RobotsTxt, Timeouts, fetch_robots
 
 __all__ = ["AuditResult", "audit"]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -115,20 +118,38 @@ class _Checker:
 
 def _record(store: AuditStore, result: LiveResult, listing: Listing | None) -> None:
     store.put_page(PageRecord(result.url, result.status, result.ok, result.indexable, result.summary),
-                   result.alternates)
+                   result.alternates, target=listing is not None)
     if listing is not None:
         for category, evidence in result.findings:
             store.add(Finding(listing.url, category, listing.sitemap, listing.line, evidence))
 
 
-def _sample(listings: list[Listing], n: int | None, seed: int | None) -> list[Listing]:
-    if n is None or n >= len(listings):
-        return listings
-    picked = sorted(random.Random(seed).sample(range(len(listings)), n))
-    return [listings[i] for i in picked]
+def _eligible(store: AuditStore) -> Iterator[Listing]:
+    """The sitemap URLs checked live: each once (its first listing), not those on another host."""
+    return (t for t in store.first_listings() if not _other_host(t))
 
 
-async def _live(store: AuditStore, checker: _Checker, targets: list[Listing],
+def _targets(store: AuditStore, sample: int | None, seed: int | None) -> tuple[int, Iterator[Listing]]:
+    """How many URLs are checked live, and them (streamed: only the sample's indexes are held)."""
+    if sample is None:
+        return sum(1 for _ in _eligible(store)), _eligible(store)
+    total = sum(1 for _ in _eligible(store))
+    if sample >= total:
+        return total, _eligible(store)
+    picked = set(random.Random(seed).sample(range(total), sample))
+    return sample, (t for i, t in enumerate(_eligible(store)) if i in picked)
+
+
+async def _pool(items: Iterator[T], work: Callable[[T], Awaitable[None]], workers: int) -> None:
+    """Run ``work`` on every item with at most ``workers`` at a time, pulling items lazily (flat memory)."""
+    async def worker() -> None:
+        for item in items:  # one shared iterator: each item goes to one worker
+            await work(item)
+
+    await asyncio.gather(*(worker() for _ in range(workers)))
+
+
+async def _live(store: AuditStore, checker: _Checker, count: int, targets: Iterator[Listing],
                 progress: Callable[[str], None]) -> None:
     done = 0
 
@@ -136,10 +157,10 @@ async def _live(store: AuditStore, checker: _Checker, targets: list[Listing],
         nonlocal done
         _record(store, await checker.check(item.url, item.lastmod), item)
         done += 1
-        if done % 50 == 0 or done == len(targets):
-            progress(f"checked {done:,} of {len(targets):,} sitemap URLs")
+        if done % 100 == 0 or done == count:
+            progress(f"checked {done:,} of {count:,} sitemap URLs")
 
-    await asyncio.gather(*(one(t) for t in targets))
+    await _pool(targets, one, checker.options.crawl.concurrency)
 
 
 async def _hreflang(store: AuditStore, checker: _Checker, normalizer: UrlNormalizer) -> None:
@@ -147,9 +168,11 @@ async def _hreflang(store: AuditStore, checker: _Checker, normalizer: UrlNormali
     pages = store.pages_with_alternates()
     targets = {href for page in pages for _, href in store.alternates_of(page)}
     missing = [t for t in sorted(targets) if store.page(t) is None]
-    results = await asyncio.gather(*(checker.check(t, None) for t in missing))
-    for result in results:
-        _record(store, result, None)
+
+    async def one(url: str) -> None:
+        _record(store, await checker.check(url, None), None)
+
+    await _pool(iter(missing), one, checker.options.crawl.concurrency)
     for page in pages:
         listing = store.first_listing(page)
         if listing is None:
@@ -170,13 +193,13 @@ async def _hreflang(store: AuditStore, checker: _Checker, normalizer: UrlNormali
 
 
 def _graph_findings(store: AuditStore, state: CrawlState, start_url: str, complete: bool,
-                    normalizer: UrlNormalizer, sampled: set[str]) -> None:
+                    normalizer: UrlNormalizer) -> None:
     """Orphans (indexable sitemap URLs no crawled page links to) and crawled pages no sitemap lists."""
     fetched = state.count("state = 2")
     note = "" if complete else " (the crawl stopped early: a page not crawled may link to it)"
     for url in store.indexable_pages():
         listing = store.first_listing(url)
-        if listing is None or url not in sampled:
+        if listing is None:
             continue
         norm = normalizer.normalize(url) or url
         if norm == start_url:
@@ -216,16 +239,15 @@ def audit(site: str, options: AuditOptions | None = None, *, state_path: str | P
     start = normalizer.normalize(site)
     if start is None:
         raise ConfigurationError(f"not an http(s) site URL: {site!r}")
-    store = AuditStore(":memory:" if state_path is None else state_path)
+    store = AuditStore(state_path)
     try:
         say("reading sitemaps")
         inv = read_sitemaps(list(o.sitemaps) or [site], store, _fetch_settings(o), normalizer,
                             on_sitemap=lambda s: say(f"read {s.url}: {s.urls:,} URLs"))
         static_findings(store, uniform_min=o.uniform_min, uniform_share=o.uniform_share,
                         slack=timedelta(hours=o.lastmod_slack_hours))
-        listings = list(store.first_listings())
-        targets = _sample([t for t in listings if not _other_host(t)], o.sample, o.seed)
-        result = AuditResult(site, inv.sitemaps, store.url_count(), 0, len(targets), store, o.sample)
+        count, targets = _targets(store, o.sample, o.seed)
+        result = AuditResult(site, inv.sitemaps, store.url_count(), 0, count, store, o.sample)
         result.notes.extend(inv.problems)
         asyncio.run(_network(result, o, start, normalizer, targets, say))
         store.db.commit()
@@ -243,7 +265,7 @@ def _other_host(item: Listing) -> bool:
 
 
 async def _network(result: AuditResult, o: AuditOptions, start: str, normalizer: UrlNormalizer,
-                   targets: list[Listing], say: Callable[[str], None]) -> None:
+                   targets: Iterator[Listing], say: Callable[[str], None]) -> None:
     c = o.crawl
     client = HttpClient(
         user_agent=c.user_agent, timeouts=Timeouts(connect=c.connect_timeout, read=c.read_timeout, total=None),
@@ -254,8 +276,8 @@ async def _network(result: AuditResult, o: AuditOptions, start: str, normalizer:
     )
     async with client:
         checker = _Checker(client, o, normalizer)
-        say(f"checking {len(targets):,} sitemap URLs live")
-        await _live(result.store, checker, targets, say)
+        say(f"checking {result.checked:,} sitemap URLs live")
+        await _live(result.store, checker, result.checked, targets, say)
         await _hreflang(result.store, checker, normalizer)
     if not o.crawl_site:
         return
@@ -267,5 +289,4 @@ async def _network(result: AuditResult, o: AuditOptions, start: str, normalizer:
         result.crawled = state.count("state = 2")
         result.crawl_complete = summary.complete
         say(f"crawled {result.crawled:,} pages")
-        _graph_findings(result.store, state, crawler.start_url, summary.complete, normalizer,
-                        {t.url for t in targets})
+        _graph_findings(result.store, state, crawler.start_url, summary.complete, normalizer)

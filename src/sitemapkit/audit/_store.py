@@ -3,12 +3,16 @@ listing with its file and line, the live check of each URL, the hreflang alterna
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitemapkit.audit._findings import CATEGORIES, Finding
+from sitemapkit.core._errors import ConfigurationError
 
 __all__ = ["AuditStore", "Listing", "PageRecord"]
 
@@ -18,7 +22,7 @@ CREATE TABLE IF NOT EXISTS listings(id INTEGER PRIMARY KEY, url TEXT NOT NULL, n
 CREATE INDEX IF NOT EXISTS listings_url ON listings(url);
 CREATE INDEX IF NOT EXISTS listings_norm ON listings(norm);
 CREATE TABLE IF NOT EXISTS pages(url TEXT PRIMARY KEY, status INTEGER, ok INTEGER NOT NULL,
-    indexable INTEGER NOT NULL, summary TEXT NOT NULL) WITHOUT ROWID;
+    indexable INTEGER NOT NULL, summary TEXT NOT NULL, target INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS alternates(page TEXT NOT NULL, lang TEXT NOT NULL, href TEXT NOT NULL,
     PRIMARY KEY(page, lang, href)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS findings(id INTEGER PRIMARY KEY, url TEXT NOT NULL, category TEXT NOT NULL,
@@ -50,15 +54,33 @@ class PageRecord:
 
 
 class AuditStore:
-    """An SQLite file (or ``:memory:``) holding the audit's working set."""
+    """An SQLite file holding the audit's working set: ``path``, or a temporary file removed by :meth:`close`
+    (``":memory:"`` for small jobs and tests)."""
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path | None = None) -> None:
+        self._temporary: str | None = None
+        if path is None:
+            fd, self._temporary = tempfile.mkstemp(prefix="sitemapkit-audit-", suffix=".sqlite")
+            os.close(fd)
+            path = self._temporary
         self.db = sqlite3.connect(str(path))
-        self.db.executescript(_SCHEMA)
+        try:
+            self.db.execute("PRAGMA journal_mode = OFF" if self._temporary else "PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = OFF")
+            self.db.executescript(_SCHEMA)
+            for table in ("listings", "pages", "alternates", "findings"):  # a fresh working set each run
+                self.db.execute(f"DELETE FROM {table}")  # noqa: S608
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise ConfigurationError(f"{path}: not an audit state file ({exc})") from None
 
     def close(self) -> None:
         self.db.commit()
         self.db.close()
+        if self._temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temporary)
+            self._temporary = None
 
     def __enter__(self) -> AuditStore:
         return self
@@ -117,9 +139,11 @@ class AuditStore:
             yield sitemap, total, None if top is None else str(top[0]), 0 if top is None else int(top[1])
 
     # -- pages ----------------------------------------------------------------------------------------------
-    def put_page(self, rec: PageRecord, alternates: Iterable[tuple[str, str]] = ()) -> None:
-        self.db.execute("INSERT OR REPLACE INTO pages(url, status, ok, indexable, summary) VALUES (?, ?, ?, ?, ?)",
-                        (rec.url, rec.status, int(rec.ok), int(rec.indexable), rec.summary))
+    def put_page(self, rec: PageRecord, alternates: Iterable[tuple[str, str]] = (), *, target: bool = False) -> None:
+        """Keep a live check; ``target``: the URL was checked as a sitemap URL (not only as an hreflang target)."""
+        self.db.execute("INSERT OR REPLACE INTO pages(url, status, ok, indexable, summary, target) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (rec.url, rec.status, int(rec.ok), int(rec.indexable), rec.summary, int(target)))
         self.db.executemany("INSERT OR IGNORE INTO alternates(page, lang, href) VALUES (?, ?, ?)",
                             [(rec.url, lang, href) for lang, href in alternates])
 
@@ -128,7 +152,8 @@ class AuditStore:
         return None if r is None else PageRecord(str(r[0]), r[1], bool(r[2]), bool(r[3]), str(r[4]))
 
     def indexable_pages(self) -> Iterator[str]:
-        for r in self.db.execute("SELECT url FROM pages WHERE indexable = 1 ORDER BY url"):
+        """Indexable pages checked as sitemap URLs."""
+        for r in self.db.execute("SELECT url FROM pages WHERE indexable = 1 AND target = 1 ORDER BY url"):
             yield str(r[0])
 
     def alternates_of(self, page: str) -> list[tuple[str, str]]:

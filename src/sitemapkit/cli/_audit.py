@@ -47,8 +47,8 @@ def _fail_on(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
               help="Write audit.json, audit.csv and audit.html into DIR.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
               help="What standard output shows: a summary, the JSON report, or the CSV.")
-@click.option("--fail-on", callback=_fail_on, default=None, metavar="CATEGORY,...",
-              help="Exit 1 when any of these categories is found ('all' for any); default: never.")
+@click.option("--fail-on", callback=_fail_on, default=None, metavar="LIST",
+              help="Exit 1 when any of these comma-separated categories is found ('all': any); default: never.")
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="Check a random sample of N sitemap URLs live; rates with 95% intervals.")
 @click.option("--seed", type=int, default=None, metavar="N", help="Random seed for --sample (repeatable runs).")
@@ -125,10 +125,9 @@ def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt
 
 
 def _finish(result: AuditResult, out: Path | None, fmt: str, fail_on: frozenset[str], quiet: bool) -> None:
-    if not result.sitemaps or result.sitemap_urls == 0:
-        click.echo(f"sitemapkit: warning: no sitemap URL found for {result.site}", err=True)
     for note in result.notes:
         click.echo(f"sitemapkit: note: {note}", err=True)
+    nothing = result.sitemap_urls == 0
     if out is not None:
         write_reports(result, out)
         if not quiet:
@@ -143,4 +142,6 @@ def _finish(result: AuditResult, out: Path | None, fmt: str, fail_on: frozenset[
     found = sorted(c for c in fail_on if summary.get(c))
     if found:
         click.echo(f"sitemapkit: findings in --fail-on categories: {', '.join(found)}", err=True)
-    sys.exit(EXIT_FAILURE if found else EXIT_OK)
+    if nothing:  # nothing to audit (no sitemap, or the site cannot be reached): the job failed
+        click.echo(f"sitemapkit: error: no sitemap URL found for {result.site}", err=True)
+    sys.exit(EXIT_FAILURE if found or nothing else EXIT_OK)

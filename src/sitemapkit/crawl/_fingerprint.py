@@ -36,38 +36,95 @@ _OUTSIDE_MAIN = ("nav, header, footer, aside, [role=navigation], [role=banner], 
                  "[role=complementary]")
 _INSIDE_MAIN = "nav, aside, footer, [role=navigation], [role=contentinfo], [role=complementary]"
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_ORD = r"(?:st|nd|rd|th)?"
-_TOKEN = r"\b(?=[a-z_]*\d)(?=[0-9_]*[a-z])[a-z0-9_]{16,}\b"
-_BOILERPLATE = [re.compile(p, re.IGNORECASE) for p in (
-    # ISO 8601 date and date-time (2026-11-24, 2026-11-24T08:50:50.123+01:00)
-    r"\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:z\b|[+-]\d{2}:?\d{2}\b)?",
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+#: Everything that starts with a digit, in one pattern over lowercased text (so the engine skips to digits
+#: fast); the words around (month and weekday names, "visitors:", "build") are :func:`_clean_words`' part.
+_DIGIT_LED = re.compile(
+    r"[0-9](?<![a-z0-9_][0-9])(?:"
+    # ISO 8601 date and date-time: 2026-11-24, 2026-11-24t08:50:50.123+01:00
+    r"[0-9]{3}-[0-9]{1,2}-[0-9]{1,2}(?:[t ][0-9]{1,2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?)?"
+    r"(?:z\b|[+-][0-9]{2}:?[0-9]{2}\b)?"
     # numeric dates: 24/11/2026, 11/24/26, 24.11.2026
-    r"\b\d{1,2}[/.]\d{1,2}[/.](?:\d{4}|\d{2})\b",
-    # month-name dates: Nov 24, 2026 / 24 November 2026 / 24th Nov / November 2026
-    r"\b(?:\d{1,2}" + _ORD + r"\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+\d{4})?|" + _MONTH
-    + r"\s+\d{1,2}" + _ORD + r"(?:,?\s+\d{4})?|" + _MONTH + r"\s+\d{4})\b",
-    # weekday names (they change with the date): Tuesday, Tue,
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:mon|tue|wed|thu|fri|sat|sun)\.?,",
-    # clock times: 08:50, 8:50:12.5 pm, 20:50 UTC, 10:00+01:00
-    r"\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|z|[a-z]{2,4}t)\b|[+-]\d{2}:?\d{2})?",
-    # relative times: 3 minutes ago, an hour ago
-    r"\b(?:\d+|an?|one)\s+(?:sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago\b",
-    # render timings: served in 12 ms, generated in 0.3 s
-    r"\b(?:served|generated|rendered|built|took|loaded|processed)\s+in\s+\d[\d.,]*\s*(?:ms|µs|us|s|secs?"
-    r"|seconds?|milliseconds?)\b",
+    r"|[0-9]?[/.][0-9]{1,2}[/.](?:[0-9]{4}|[0-9]{2})\b"
+    # clock times: 08:50, 8:50:12.5 pm utc, 10:00+01:00
+    r"|[0-9]?:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?(?:\s*[ap]\.?m\.?)?(?:\s*(?:utc|gmt|z)\b|[+-][0-9]{2}:?[0-9]{2})?"
+    # day and month: 24 nov 2026, 24th of november
+    r"|[0-9]?(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+[0-9]{4})?\b"
+    # relative times: 3 minutes ago
+    r"|[0-9]*\s+(?:sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago\b"
     # Unix timestamps (seconds or milliseconds)
-    r"\b\d{10,13}\b",
-    # counters: 1,234 views / Visitors: 77 / viewed 12 times / 5 users online
-    r"\b\d[\d,.\u00a0\u202f]*\s*(?:page\s*views?|views?|visits?|visitors?|hits?|reads?|downloads?|users?\s+online"
-    r"|online|times)\b",
-    r"\b(?:page\s*views?|views?|visits?|visitors?|hits?|counter|visitor\s+(?:number|no\.?|#))\s*[:#]?\s*\d[\d,.]*",
-    # build ids: build 2f9a1c3, rev 4711, commit abcdef0
-    r"\b(?:build|rev(?:ision)?|commit|version)\s*(?:id)?\s*[:#]?\s*[0-9a-f]{6,40}\b",
-    # long tokens that mix letters and digits: nonces, CSRF tokens, hashes
-    _TOKEN,
-)]
-_TOKEN_RE = re.compile(_TOKEN, re.IGNORECASE)
+    r"|[0-9]{9,12}\b"
+    # counters: 1,234 views, 12 times, 5 users online
+    r"|[0-9,.\u00a0\u202f]*\s*(?:page\s*views?|views?|visits?|visitors?|hits?|reads?|downloads?|users?\s+online"
+    r"|online|times)\b"
+    # render timings: 12 ms
+    r"|[0-9.,]*\s*(?:ms|\u00b5s|milliseconds?)\b"
+    r")"
+)
+_MONTHS = frozenset(
+    "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august september "
+    "october november december".split())
+_WEEKDAYS = frozenset(
+    "mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday friday saturday sunday".split())
+_CLOCK_WORDS = frozenset({"am", "pm", "a.m", "p.m", "utc", "gmt", "ago", "today", "yesterday"})
+_COUNTER_WORDS = frozenset({"views", "view", "visits", "visitors", "visitor", "hits", "counter", "pageviews",
+                            "number", "no", "#"})
+_BUILD_WORDS = frozenset({"build", "rev", "revision", "commit", "version", "id"})
+_UNITS = frozenset({"sec", "secs", "second", "seconds", "min", "mins", "minute", "minutes", "hour", "hours", "hr",
+                    "hrs", "day", "days", "week", "weeks", "month", "months", "year", "years"})
+_PUNCT = ".,:;#()[]!?\"'"
+#: How far (characters) around a digit or ``day``/``ago`` the patterns look: the longest context a pattern
+#: needs beside its digits ("visitor number: ", "generated in ").
+_REACH = 32
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def _is_token(word: str) -> bool:
+    """A long run of letters and digits mixed: a nonce, a CSRF token, a hash, a build id."""
+    core = word.strip(_PUNCT)
+    return (len(core) >= 16 and core.replace("_", "").replace("-", "").isalnum()
+            and any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
+
+
+def _numeric(word: str) -> bool:
+    core = word.strip(_PUNCT)
+    return bool(core) and core.replace(",", "").replace(".", "").removesuffix("th").removesuffix("st") \
+        .removesuffix("nd").removesuffix("rd").isdigit()
+
+
+def _clean_words(window: str) -> str:
+    """Word-level boilerplate of a hot window (already lowercased, digit patterns removed): month and weekday
+    names with the day and year numbers after them, am/pm/utc/ago, "an hour ago", the number after a counter
+    word ("visitors: 77"), the id after "build"/"commit", and long letter+digit tokens."""
+    out: list[str] = []
+    numbers_to_drop = 0
+    previous = ""
+    for word in window.split():
+        key = word.strip(_PUNCT)
+        if numbers_to_drop and _numeric(word):
+            numbers_to_drop -= 1
+            continue
+        numbers_to_drop = 0
+        if key in _MONTHS:
+            numbers_to_drop = 2  # nov 24, 2026
+            continue
+        if key in _WEEKDAYS or key in _CLOCK_WORDS:
+            if key == "ago" and out and out[-1].strip(_PUNCT) in _UNITS:  # an hour ago
+                out.pop()
+                if out and out[-1].strip(_PUNCT) in ("a", "an", "one"):
+                    out.pop()
+            continue
+        if previous in _COUNTER_WORDS and _numeric(word):
+            continue
+        if previous in _BUILD_WORDS and len(key) >= 6 and any(c.isdigit() for c in key) and key.isalnum():
+            continue
+        if len(key) >= 16 and _is_token(word):
+            continue
+        out.append(word)
+        previous = key
+    return " ".join(out)
+
+
 #: Query parameters that change per render or per visitor (dropped from link targets before hashing).
 _VOLATILE_PARAMS = frozenset({
     "_", "t", "ts", "time", "timestamp", "v", "ver", "version", "cb", "cachebust", "cache", "rand", "random",
@@ -77,10 +134,49 @@ _VOLATILE_PARAMS = frozenset({
 
 
 def normalise_text(text: str) -> str:
-    """``text`` with render-time boilerplate (dates, times, counters, tokens) removed and whitespace collapsed."""
-    for pattern in _BOILERPLATE:
-        text = pattern.sub(" ", text)
-    return " ".join(text.split())
+    """``text`` lowercased, with render-time boilerplate (dates, times, counters, tokens) removed and whitespace
+    collapsed.
+
+    Cheap by design (a crawl fingerprints every page): the work happens only in windows around digits and the
+    words ``day``/``ago`` (everything removed has one of those close by), with one pattern for the digit-led
+    shapes and one pass over the words of those windows."""
+    text = " ".join(text.lower().split()).replace("\x00", " ")
+    spans = _hot_spans(text)
+    if not spans:
+        return text
+    hot = "\x00".join(text[start:end] for start, end in spans)  # one pass for all windows; no match crosses NUL
+    cleaned = _DIGIT_LED.sub(" ", hot).split("\x00")
+    parts: list[str] = []
+    pos = 0
+    for (start, end), window in zip(spans, cleaned, strict=True):
+        parts.append(text[pos:start])
+        parts.append(_clean_words(window))
+        pos = end
+    parts.append(text[pos:])
+    return " ".join("".join(parts).split())
+
+
+def _hot_spans(text: str) -> list[tuple[int, int]]:
+    """Merged windows of whole words reaching :data:`_REACH` characters around each run of digits and each
+    ``day``/``ago``."""
+    points = [(m.start(), m.end()) for m in _DIGITS.finditer(text)]
+    for word in ("day", "ago"):
+        i = text.find(word)
+        while i >= 0:
+            points.append((i, i + len(word)))
+            i = text.find(word, i + len(word))
+    points.sort()
+    spans: list[tuple[int, int]] = []
+    size = len(text)
+    for first, last in points:
+        start = text.rfind(" ", 0, max(0, first - _REACH)) + 1
+        stop = text.find(" ", min(size, last + _REACH))
+        stop = size if stop < 0 else stop
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], stop))
+        else:
+            spans.append((start, stop))
+    return spans
 
 
 def _normalise_href(href: str) -> str:
@@ -89,14 +185,14 @@ def _normalise_href(href: str) -> str:
         try:
             parts = urlsplit(href)
         except ValueError:
-            return _TOKEN_RE.sub("", href)
+            return href
         query = parts.query
         if query:
             kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True)
-                    if k.lower() not in _VOLATILE_PARAMS]
+                    if k.lower() not in _VOLATILE_PARAMS and not _is_token(v)]
             query = urlencode(kept)
         href = urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
-    return _TOKEN_RE.sub("", href) if len(href) >= 16 else href
+    return href
 
 
 def _region(tree: LexborHTMLParser) -> object | None:

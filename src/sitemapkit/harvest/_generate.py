@@ -124,7 +124,7 @@ def _origin(url: str) -> str | None:
 
 def _rows(path: Path, base_url: str, part: _Part) -> Iterator[tuple[UrlEntry, Location]]:
     if path.name.endswith(_TABLE):
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
         number = 0
         for batch in pq.ParquetFile(path).iter_batches(batch_size=8192):
@@ -162,10 +162,9 @@ def _write_partition(files: Sequence[str], route: tuple[int, int] | None, tmp_di
                 key = blake2b(entry.loc.encode("utf-8"), digest_size=12).digest()
                 if route is not None and int.from_bytes(key[:8], "big") % route[1] != route[0]:
                     continue
-                if seen is not None:
-                    if key in seen:
-                        part.duplicates += 1
-                        continue
+                if seen is not None and key in seen:
+                    part.duplicates += 1
+                    continue
             if cfg.home is not None and not entry.loc.startswith(home_slash) and _origin(entry.loc) != cfg.home:
                 part.report(Problem("SM608", Severity.ERROR, f"{entry.loc} is not on {cfg.home}, the --base-url's "
                                     "host: skipped (--allow-cross-host writes it)",
@@ -201,15 +200,16 @@ class PartitionedResult:
 
 def _run(tasks: list[tuple[list[str], tuple[int, int] | None, str]], cfg: _Config, workers: int,
          scheduler: str | None, processes: bool) -> list[_Part]:
-    from distributed import Client, LocalCluster
+    import distributed
 
+    dist: Any = distributed  # untyped: called through Any
     cluster = None
     if scheduler is not None:
-        client = Client(scheduler, timeout="30s")
+        client = dist.Client(scheduler, timeout="30s")
     else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+        cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
                                dashboard_address=None, silence_logs=logging.ERROR)
-        client = Client(cluster)
+        client = dist.Client(cluster)
     try:
         futures = [client.submit(_write_partition, files, route, tmp, cfg, pure=False)
                    for files, route, tmp in tasks]

@@ -140,8 +140,8 @@ class _Run:
                               "bytes": node.size, "not_modified": node.from_cache})
 
     def flush(self) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
         if self.writer is None:
             self.tmp.parent.mkdir(parents=True, exist_ok=True)
@@ -266,7 +266,7 @@ def read_done(urls_dir: Path, host: str) -> dict[str, Any] | None:
         meta = pq.read_metadata(path).metadata or {}
         row = json.loads(meta[HOST_META_KEY])
         row["finished_at"] = datetime.fromisoformat(row["finished_at"])
-    except Exception:  # noqa: BLE001 - unreadable or foreign: not complete, fetched again
+    except Exception:
         return None
     names = set(host_schema().names)
     return {k: v for k, v in row.items() if k in names} | {"resumed": True}

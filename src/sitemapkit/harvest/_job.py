@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -29,6 +30,7 @@ from sitemapkit.harvest._schema import host_schema
 __all__ = ["BadLine", "HarvestOptions", "HarvestResult", "HarvestStats", "harvest", "read_hosts"]
 
 HOSTS_FILE = "hosts.parquet"
+_BARE_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,7 @@ def read_hosts(lines: Iterable[str], source: str = "HOSTS") -> tuple[list[HostJo
         text = raw.strip()
         if not text or text.startswith("#"):
             continue
-        url = text if "://" in text else f"https://{text}/"
+        url = text if "://" in text else f"https://{text}/" if _BARE_HOST.fullmatch(text) else ""
         try:
             key = host_key(url) if is_absolute_http_url(url) else ""
         except ValueError:
@@ -122,20 +124,22 @@ def _placement(host: str, workers: list[str]) -> str:
 
 
 def _client(options: HarvestOptions) -> tuple[Any, Any]:
-    from distributed import Client, LocalCluster
+    import distributed
 
+    dist: Any = distributed  # untyped: called through Any
     if options.scheduler is not None:
-        return Client(options.scheduler, timeout="30s"), None
-    cluster = LocalCluster(n_workers=options.workers, threads_per_worker=options.threads,
+        return dist.Client(options.scheduler, timeout="30s"), None
+    cluster = dist.LocalCluster(n_workers=options.workers, threads_per_worker=options.threads,
                            processes=options.processes, dashboard_address=options.dashboard,
                            silence_logs=logging.ERROR)
-    return Client(cluster), cluster
+    return dist.Client(cluster), cluster
 
 
 def _run_tasks(client: Any, jobs: list[HostJob], settings: HostSettings,
                on_row: Callable[[dict[str, Any]], None]) -> None:
-    from distributed import as_completed
+    import distributed
 
+    dist: Any = distributed  # untyped: called through Any
     workers = sorted(client.scheduler_info()["workers"])
     if not workers:
         raise RuntimeError("the Dask cluster has no workers")
@@ -148,7 +152,7 @@ def _run_tasks(client: Any, jobs: list[HostJob], settings: HostSettings,
         return client.submit(harvest_host, job, settings, key=f"harvest-{token}-{secrets.token_hex(3)}",
                              workers=[_placement(job.host, workers)], allow_other_workers=True, pure=False)
 
-    futures = as_completed([submit(j) for _, j in zip(range(window), pending, strict=False)])
+    futures = dist.as_completed([submit(j) for _, j in zip(range(window), pending, strict=False)])
     for future in futures:
         on_row(future.result())
         future.release()
@@ -159,8 +163,8 @@ def _run_tasks(client: Any, jobs: list[HostJob], settings: HostSettings,
 
 def write_hosts(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     """``hosts.parquet``, written under a temporary name and renamed into place."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     tmp = path.with_name(f".{path.name}.tmp-{secrets.token_hex(4)}")
     pq.write_table(pa.Table.from_pylist(list(rows), schema=host_schema()), tmp)

@@ -24,7 +24,7 @@ from sitemapkit.core import LastMod, UrlEntry
 from sitemapkit.core._model import entry_from_dict, entry_to_dict
 
 if TYPE_CHECKING:
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]
 
 __all__ = ["EXTRA_COLUMNS", "entry_from_row", "entry_row", "host_schema", "url_schema"]
 

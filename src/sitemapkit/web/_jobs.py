@@ -258,7 +258,8 @@ class CrawlManager:
 
             summary = asyncio.run(job.crawler.run(resume=resume, on_progress=on_progress))
             counts = counts_of(summarize(state))
-        if summary.stopped:
+        # Asked to stop before the workers started, the run ends "not stopped" with URLs queued: still a stop.
+        if summary.stopped or job.action is not None:
             status, note = {"cancel": ("cancelled", "cancelled from the page"),
                             "shutdown": ("paused", "interrupted: the server stopped during the crawl")}.get(
                 job.action or "", ("paused", "paused from the page"))
