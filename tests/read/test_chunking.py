@@ -135,6 +135,13 @@ CHUNKING_CASES = {
         b"treatment also includes a **neck latest advancements in cosmetic procedures, this video is a must-watch. "
         b"Join us to see how Azurite helps clients achieve na\x06^n\x15tural, yescription>\n      "
         b"<video:content_loc>https://video.squarespace-cdn.co\x98"),
+    # UTF-16 text shifted by one byte, a NUL among the last bytes: libxml2 found it while reading them or only when
+    # closed (SM104 vs SM105 "document ends early").
+    "utf16-shifted-with-a-nul-at-the-end": (
+        '\ufeff<urlset s=""><url><loc></loc><changefreq></changefreq><priority></priority><loc></loc><lastmod>'
+        "</lastmod><image:image><image:caption></image:caption></image:image></url>").encode("utf-16-le") + (
+        b"\x00" + (">\nps://exa&#109;ple.com/ent</loc>\r\n<lastmod>2024-05-01T10:00:00+02:00</lastmod>\r\n"
+                   '<mobile:mobile/>\r\n<\u7400\x00h="p/epcorrenfrealn"/<gea<i').encode("utf-16-le"))[:-1],
     # libxml2 logs "Comment not terminated" after the real error, placed where its buffer ended (column 20 vs 1).
     "comment-double-hyphen": b'<urlset s="" l=""><!----->  </c>https://example.comdly>maybe</video:family_friendly>'
                              b"</video:video>\n</url>\n<",

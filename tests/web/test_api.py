@@ -167,10 +167,38 @@ def test_validate_an_upload_and_a_url_and_discover(web: WebServer, site: LocalSe
     assert web.json("GET", "/api/discover?url=nope")[0] == 400
 
 
+def read_answer(conn: socket.socket) -> bytes:
+    data = b""
+    while not data.endswith(b"}"):
+        part = conn.recv(4096)
+        if not part:
+            break
+        data += part
+    return data
+
+
 def test_upload_size_is_limited(web: WebServer) -> None:
-    status, _, body = web.request("POST", "/api/validate", raw=b"x" * (21 * 1024 * 1024),
-                                  headers={"Content-Type": "multipart/form-data; boundary=x"})
-    assert status == 413 and b"too large" in body
+    # Announced too large: refused before a byte of the body is read.
+    with socket.create_connection(("127.0.0.1", web.port), timeout=10) as conn:
+        conn.sendall(f"POST /api/validate HTTP/1.1\r\nHost: 127.0.0.1:{web.port}\r\n"
+                     f"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: {21 * 1024 * 1024}\r\n"
+                     "\r\n".encode())
+        answer = read_answer(conn)
+    assert answer.startswith(b"HTTP/1.1 413") and b"too large" in answer
+    # Sent without a length (chunked): cut off at the limit.
+    with socket.create_connection(("127.0.0.1", web.port), timeout=10) as conn:
+        conn.sendall(f"POST /api/validate HTTP/1.1\r\nHost: 127.0.0.1:{web.port}\r\n"
+                     "Content-Type: multipart/form-data; boundary=x\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+        head = b'--x\r\nContent-Disposition: form-data; name="file"; filename="big.xml"\r\n\r\n'
+        conn.sendall(f"{len(head):x}\r\n".encode() + head + b"\r\n")
+        chunk = b"x" * (1024 * 1024)
+        try:
+            for _ in range(21):
+                conn.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+        except OSError:
+            pass  # the server may stop reading once it has answered
+        answer = read_answer(conn)
+    assert answer.startswith(b"HTTP/1.1 413") and b"too large" in answer, answer[:200]
 
 
 def test_dns_rebinding_and_cross_site_requests_are_refused(web: WebServer, site: LocalServer) -> None:

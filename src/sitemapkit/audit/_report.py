@@ -101,8 +101,14 @@ col.u{width:36%}col.s{width:24%}col.l{width:6%}
 _SCRIPT = """
 document.getElementById('filter').addEventListener('input', function (e) {
   var q = e.target.value.toLowerCase();
-  document.querySelectorAll('tbody tr').forEach(function (tr) {
-    tr.style.display = tr.textContent.toLowerCase().indexOf(q) >= 0 ? '' : 'none';
+  document.querySelectorAll('section.cat').forEach(function (sec) {
+    var shown = 0, inTitle = sec.id.indexOf(q) >= 0;
+    sec.querySelectorAll('tbody tr').forEach(function (tr) {
+      var hit = inTitle || tr.textContent.toLowerCase().indexOf(q) >= 0;
+      tr.style.display = hit ? '' : 'none';
+      shown += hit ? 1 : 0;
+    });
+    sec.style.display = shown ? '' : 'none';
   });
 });
 """
@@ -148,12 +154,13 @@ def _write_html(result: AuditResult, fh: IO[str]) -> None:
             fh.write(f"<tr><td>{cat}</td><td>{r['rate']:.1%}</td><td>{r['low']:.1%} - {r['high']:.1%}</td></tr>")
         fh.write("</tbody></table></section>")
     fh.write(_chart([(c, summary[c]) for c in CATEGORIES]))
-    fh.write('<input id="filter" type="search" placeholder="Filter the tables (URL, sitemap, evidence)">')
+    fh.write('<input id="filter" type="search" placeholder="Filter: a category, URL, sitemap or evidence">')
     for cat in CATEGORIES:
         n = summary[cat]
         if not n:
             continue
-        fh.write(f'<section id="{cat}"><h2>{cat} <span class="muted">({n:,}: {esc(meaning(cat))})</span></h2>'
+        fh.write(f'<section class="cat" id="{cat}"><h2>{cat} '
+                 f'<span class="muted">({n:,}: {esc(meaning(cat))})</span></h2>'
                  '<table><colgroup><col class="u"><col class="s"><col class="l"><col></colgroup><thead><tr>'
                  "<th>URL</th><th>sitemap</th><th>line</th><th>evidence</th></tr></thead><tbody>")
         for f in result.store.findings(cat, HTML_ROWS):

@@ -73,10 +73,8 @@ _BUILD_WORDS = frozenset({"build", "rev", "revision", "commit", "version", "id"}
 _UNITS = frozenset({"sec", "secs", "second", "seconds", "min", "mins", "minute", "minutes", "hour", "hours", "hr",
                     "hrs", "day", "days", "week", "weeks", "month", "months", "year", "years"})
 _PUNCT = ".,:;#()[]!?\"'"
-#: How far (characters) around a digit or ``day``/``ago`` the patterns look: the longest context a pattern
-#: needs beside its digits ("visitor number: ", "generated in ").
-_REACH = 32
-_DIGITS = re.compile(r"[0-9]+")
+#: First three letters of every word :func:`_clean_words` looks at; any other alphabetic word is kept as it is.
+_PREFIXES = frozenset(w[:3] for w in _MONTHS | _WEEKDAYS | _CLOCK_WORDS | _COUNTER_WORDS | _BUILD_WORDS | _UNITS)
 
 
 def _is_token(word: str) -> bool:
@@ -92,14 +90,31 @@ def _numeric(word: str) -> bool:
         .removesuffix("nd").removesuffix("rd").isdigit()
 
 
-def _clean_words(window: str) -> str:
-    """Word-level boilerplate of a hot window (already lowercased, digit patterns removed): month and weekday
-    names with the day and year numbers after them, am/pm/utc/ago, "an hour ago", the number after a counter
-    word ("visitors: 77"), the id after "build"/"commit", and long letter+digit tokens."""
+def _needs_look(word: str) -> bool:
+    """Whether :func:`_clean_words` must look at a word: not a plain word of letters (with punctuation), or one
+    that may start a date, a counter or an id."""
+    if word.isalpha():
+        return word[:3] in _PREFIXES or len(word) >= 16
+    key = word.strip(_PUNCT)
+    return not key.isalpha() or key[:3] in _PREFIXES or len(key) >= 16
+
+
+def _clean_words(words: list[str]) -> str:
+    """Word-level boilerplate (the text is lowercased, digit-led shapes already removed): month and weekday names
+    with the day and year numbers after them, am/pm/utc/ago, "an hour ago", the number after a counter word
+    ("visitors: 77"), the id after "build"/"commit", and long letter+digit tokens."""
+    special = {w for w in set(words) if _needs_look(w)}  # decided once per distinct word
+    if not special:
+        return " ".join(words)
     out: list[str] = []
     numbers_to_drop = 0
     previous = ""
-    for word in window.split():
+    for word in words:
+        if word not in special:  # the common case: a plain word
+            out.append(word)
+            previous = word
+            numbers_to_drop = 0
+            continue
         key = word.strip(_PUNCT)
         if numbers_to_drop and _numeric(word):
             numbers_to_drop -= 1
@@ -137,46 +152,9 @@ def normalise_text(text: str) -> str:
     """``text`` lowercased, with render-time boilerplate (dates, times, counters, tokens) removed and whitespace
     collapsed.
 
-    Cheap by design (a crawl fingerprints every page): the work happens only in windows around digits and the
-    words ``day``/``ago`` (everything removed has one of those close by), with one pattern for the digit-led
-    shapes and one pass over the words of those windows."""
-    text = " ".join(text.lower().split()).replace("\x00", " ")
-    spans = _hot_spans(text)
-    if not spans:
-        return text
-    hot = "\x00".join(text[start:end] for start, end in spans)  # one pass for all windows; no match crosses NUL
-    cleaned = _DIGIT_LED.sub(" ", hot).split("\x00")
-    parts: list[str] = []
-    pos = 0
-    for (start, end), window in zip(spans, cleaned, strict=True):
-        parts.append(text[pos:start])
-        parts.append(_clean_words(window))
-        pos = end
-    parts.append(text[pos:])
-    return " ".join("".join(parts).split())
-
-
-def _hot_spans(text: str) -> list[tuple[int, int]]:
-    """Merged windows of whole words reaching :data:`_REACH` characters around each run of digits and each
-    ``day``/``ago``."""
-    points = [(m.start(), m.end()) for m in _DIGITS.finditer(text)]
-    for word in ("day", "ago"):
-        i = text.find(word)
-        while i >= 0:
-            points.append((i, i + len(word)))
-            i = text.find(word, i + len(word))
-    points.sort()
-    spans: list[tuple[int, int]] = []
-    size = len(text)
-    for first, last in points:
-        start = text.rfind(" ", 0, max(0, first - _REACH)) + 1
-        stop = text.find(" ", min(size, last + _REACH))
-        stop = size if stop < 0 else stop
-        if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(spans[-1][1], stop))
-        else:
-            spans.append((start, stop))
-    return spans
+    Cheap by design (a crawl fingerprints every page): one pattern for everything that starts with a digit (the
+    regex engine skips to digits fast), then one pass over the words in which a plain word costs a set lookup."""
+    return _clean_words(_DIGIT_LED.sub(" ", text.lower()).split())
 
 
 def _normalise_href(href: str) -> str:
