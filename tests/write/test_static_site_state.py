@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sitemapkit.cli._static_site import SiteState
 from tests.write.helpers import read_back
 
 JAN = 1704067200  # 2024-01-01T00:00:00Z
@@ -86,3 +87,18 @@ def test_help_says_what_state_does() -> None:
     assert res.returncode == 0
     assert "--state FILE" in res.stdout
     assert "modification time" in res.stdout
+
+
+def test_generate_state_round_trip_and_changed(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    st = SiteState.load(path)
+    assert st.lastmod("https://e.com/a", "fa", "2024-01-01T00:00:00Z", "2024-07-01T00:00:00Z") \
+        == "2024-01-01T00:00:00Z"
+    st.save()
+    again = SiteState.load(path)
+    assert again.lastmod("https://e.com/a", "fa", "2024-06-01T00:00:00Z", "2024-07-01T00:00:00Z") \
+        == "2024-01-01T00:00:00Z"
+    assert again.lastmod("https://e.com/b", "fb", "2024-06-01T00:00:00Z", "2024-07-01T00:00:00Z") \
+        == "2024-06-01T00:00:00Z"
+    assert again.changed == ["https://e.com/b"]
+    assert not list(tmp_path.glob(".state.json.*"))  # written atomically: no temporary file left

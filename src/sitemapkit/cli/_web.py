@@ -15,7 +15,7 @@ __all__ = ["web"]
 @click.command("web")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind. Another address than loopback needs --token.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, metavar="PORT",
               help="Port to listen on.")
 @click.option("--token", default=None, metavar="TOKEN",
               help="Secret every request must carry (?token= once, a cookie, or Authorization: Bearer). "

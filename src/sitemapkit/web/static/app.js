@@ -86,6 +86,7 @@ function initCrawl() {
     document.getElementById("pause").disabled = !running;
     document.getElementById("cancel").disabled = !running;
     document.getElementById("resume").disabled = !(crawl.status === "paused" || crawl.status === "cancelled");
+    root.querySelector(".controls").hidden = crawl.status === "done" || crawl.status === "failed";
     if (crawl.status === "done" && !resultsShown) { resultsShown = true; showResults(id, crawl); }
   };
   for (const button of root.querySelectorAll(".controls button")) {
