@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -286,3 +287,26 @@ def test_ctrl_c_keeps_the_crawl_and_a_restart_resumes_it(tmp_path: Path, site: L
         assert done["counts"]["in_sitemap"] == PAGES + 1
     finally:
         stop_web(restarted)
+
+
+def test_pages_load_only_local_assets_and_label_their_inputs(web: WebServer, site: LocalServer) -> None:
+    crawl_id = start_crawl(web, site.url("/"), max_pages=1)
+    for path in ["/", "/check", "/discover", f"/crawls/{crawl_id}"]:
+        status, headers, body = web.request("GET", path)
+        page = body.decode()
+        assert status == 200, path
+        assert "default-src 'self'" in headers["content-security-policy"]
+        # No CDN: every script, stylesheet and image comes from this server.
+        assets = re.findall(r'<(?:script|link|img)[^>]*(?:src|href)="([^"]+)"', page)
+        assert assets, path
+        assert all(a.startswith("/static/") for a in assets), assets
+        # Every input has a label (for=id, or wrapped in one).
+        wrapped = "".join(re.findall(r"<label[^>]*>.*?</label>", page, re.S))
+        for tag in re.findall(r"<(?:input|textarea)\b[^>]*>", page):
+            input_id = re.search(r'\bid="([^"]+)"', tag)
+            assert tag in wrapped or (input_id and f'for="{input_id[1]}"' in page), (path, tag)
+    for asset in ["/static/app.js", "/static/app.css"]:
+        assert web.request("GET", asset)[0] == 200
+    status, _, body = web.request("GET", "/crawls/000000000000")
+    assert status == 404
+    assert b"No crawl 000000000000" in body

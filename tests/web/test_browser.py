@@ -7,6 +7,7 @@ Screenshots of the main screens are kept under the test's tmp dir (``screens/``)
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -61,8 +62,8 @@ def wait(driver: WebDriver, timeout: float = 20) -> WebDriverWait[WebDriver]:
 
 
 def shoot(driver: WebDriver, tmp_path: Path, name: str, width: int = 1280) -> Path:
-    """A full-page screenshot at ``width`` px (a phone's viewport below 600): into the test's tmp dir, and a copy
-    in docs/screenshots/."""
+    """A full-page screenshot at ``width`` px (a phone's viewport below 600) into the test's tmp dir (kept as the
+    test's artifact); with SITEMAPKIT_UPDATE_SCREENSHOTS=1, also copied to docs/screenshots/ (the README's)."""
     metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
     height = int(driver.execute_script("return document.documentElement.scrollHeight"))
@@ -72,8 +73,9 @@ def shoot(driver: WebDriver, tmp_path: Path, name: str, width: int = 1280) -> Pa
     path.parent.mkdir(exist_ok=True)
     driver.save_screenshot(str(path))
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
+    if os.environ.get("SITEMAPKIT_UPDATE_SCREENSHOTS") == "1":
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
     return path
 
 
