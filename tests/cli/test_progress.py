@@ -5,6 +5,7 @@ output (the result) is the same either way."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -62,6 +63,42 @@ def test_validate_prints_plain_progress_lines_and_quiet_silences_them(tmp_path: 
     assert quiet.returncode == 0
     assert quiet.stderr == ""
     assert quiet.stdout == loud.stdout  # the report itself is on standard output, unchanged
+
+
+def test_validate_progress_lines_show_files_entries_and_bytes(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("a", "b", "c"):
+        _big_sitemap(site / f"{name}.xml", 20_000)
+    done = run("validate", str(site))
+    assert done.returncode == 0, done.stdout + done.stderr
+    counts = [re.fullmatch(r"sitemapkit: validating 1 source: (\d+) files? done, ([\d,]+) entr(?:y|ies) checked, "
+                           r"[\d.]+ [KM]iB read, \d\d:\d\d elapsed", line)
+              for line in _progress_lines(done.stderr, "validating ")]
+    assert counts and all(counts), done.stderr
+    found = [(int(m.group(1)), int(m.group(2).replace(",", ""))) for m in counts if m is not None]
+    assert found == sorted(found)  # counts only grow
+    assert any(files >= 1 and entries >= 20_000 for files, entries in found), done.stderr  # moved during the run
+    assert all(files <= 3 and entries <= 60_000 for files, entries in found)
+
+
+def test_discover_prints_plain_progress_lines_with_counts_and_quiet_silences_them(server: LocalServer) -> None:
+    xml = {"Content-Type": "application/xml"}
+    server.route("/robots.txt", body=f"Sitemap: {server.url('/sitemap.xml')}\n".encode(),
+                 headers={"Content-Type": "text/plain"})
+    server.route("/sitemap.xml", handler=lambda _req: Response(200, URLSET, xml, delay=0.6))
+    loud = run("discover", server.url("/"))
+    assert loud.returncode == 0, loud.stderr
+    lines = _progress_lines(loud.stderr, f"discovering {server.url('/')}: ")
+    assert lines, loud.stderr
+    assert any("robots.txt 200, 0 sitemaps read, 0 URLs" in line for line in lines), loud.stderr
+    assert all(re.search(r"\d+ sitemaps? read, \d+ URLs?$", line) for line in lines), loud.stderr
+    assert not [line for line in loud.stderr.splitlines() if not line.startswith("sitemapkit: ")], loud.stderr
+
+    quiet = run("discover", "--quiet", server.url("/"))
+    assert quiet.returncode == 0
+    assert quiet.stderr == ""
+    assert quiet.stdout.splitlines()[:2] == loud.stdout.splitlines()[:2]
 
 
 def test_generate_prints_progress_while_reading_standard_input(tmp_path: Path) -> None:

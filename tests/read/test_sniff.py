@@ -132,6 +132,18 @@ def test_unknown_declared_encoding() -> None:
     assert [p.code for p in result.errors] == ["SM111"]
 
 
+@pytest.mark.parametrize("name", ["uu", "base64", "zlib", "rot13", "hex", "bz2", "quopri"])
+def test_a_codec_that_is_no_text_encoding_is_an_unknown_encoding(name: str) -> None:
+    # Found by the fuzzer (a gzip of '<?xml encoding="uu"?>...'): Python knows these names, but they transform
+    # bytes (or text), they decode no document; reading one raised an AssertionError from the codec.
+    doc = f'<?xml version="1.0" encoding="{name}"?><urlset><url><loc>https://e.com/a</loc></url></urlset>'.encode()
+    for data in (doc, gzip.compress(doc)):
+        result = parse_bytes(data)
+        assert [(p.code, p.location.line) for p in result.errors] == [("SM111", 1)]
+        assert f"unknown encoding {name!r}" in result.errors[0].message
+        assert result.entries == ()
+
+
 def test_invalid_utf8_is_an_error_not_a_crash() -> None:
     result = parse_bytes(URLSET.replace(b"/a<", b"/\xff\xfe<"))
     assert result.errors

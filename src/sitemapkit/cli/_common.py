@@ -13,10 +13,8 @@ The rules every command follows (and states in its ``--help``, see :data:`COMMON
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
-import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -25,6 +23,7 @@ from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from sitemapkit.core._errors import ConfigurationError, InvalidValueError, SitemapkitError
 from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
@@ -162,7 +161,7 @@ class Progress:
         if self._quiet:
             return self
         if self._console.is_terminal:
-            self._status = self._console.status(self._describe())
+            self._status = self._console.status(self._text())
             self._status.__enter__()
             target = self._refresh_status
         else:
@@ -180,7 +179,11 @@ class Progress:
 
     def _refresh_status(self) -> None:
         while not self._stop.wait(0.25):
-            self._status.update(self._describe())
+            self._status.update(self._text())
+
+    def _text(self) -> Text:
+        """The live line: plain text (a URL in it is neither markup nor control sequences)."""
+        return Text(escape_controls(self._describe()))
 
     def _print_lines(self) -> None:
         while not self._stop.wait(self.interval):
@@ -217,37 +220,8 @@ def fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:
     sys.exit(code)
 
 
-#: Set by the first Ctrl-C: from then on, complaints of code cleaning up after the interrupt (asyncio's "error
-#: during closing of asynchronous generator", "Exception ignored in" from finalizers) are not printed.
-_INTERRUPTED = threading.Event()
-_INSTALLED: list[bool] = []
-
-
-def _on_sigint(signum: int, frame: object) -> None:
-    _INTERRUPTED.set()
-    raise KeyboardInterrupt
-
-
-def _quiet_after_interrupt() -> None:
-    """Install the SIGINT handler and the filters that keep the interrupt to one line."""
-    if threading.current_thread() is not threading.main_thread() or _INSTALLED:
-        return
-    _INSTALLED.append(True)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _on_sigint)
-    logging.getLogger("asyncio").addFilter(lambda record: not _INTERRUPTED.is_set())
-    previous = sys.unraisablehook
-
-    def unraisable(info: Any) -> None:
-        if not _INTERRUPTED.is_set():
-            previous(info)
-
-    sys.unraisablehook = unraisable
-
-
 def run_main(group: click.Group, argv: Sequence[str] | None) -> None:
     """Run the click group, turning library exceptions into one-line messages and exit codes (no tracebacks)."""
-    _quiet_after_interrupt()
     try:
         group.main(args=list(argv) if argv is not None else None, prog_name="sitemapkit", standalone_mode=True)
     except (ConfigurationError, InvalidValueError) as exc:

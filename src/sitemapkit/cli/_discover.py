@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, emit_json, stderr_console
+from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, Progress, emit_json, plural, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core._problems import Problem, Severity, escape_controls
 from sitemapkit.core._urls import is_absolute_http_url
@@ -100,11 +100,27 @@ def _tree_json(url: str, nodes: dict[str, SitemapNode]) -> dict[str, Any]:
     return d
 
 
+class _Counts:
+    """What ``discover`` has found so far, for the progress line (see :class:`~sitemapkit.cli._common.Progress`):
+    a live line on a terminal, else a plain line every 10 s; ``--quiet`` turns it off."""
+
+    def __init__(self, url: str) -> None:
+        self.what = f"discovering {url}" if is_site_url(url) else f"reading {url}"
+        self.robots: str | None = None
+        self.sitemaps = 0
+        self.urls = 0
+
+    def describe(self) -> str:
+        robots = f"robots.txt {self.robots}, " if self.robots is not None else ""
+        return (f"{self.what}: {robots}{plural(self.sitemaps, 'sitemap')} read, "
+                f"{plural(self.urls, 'URL')}")
+
+
 @click.command(name="discover")
 @click.argument("url")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format on standard output.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress on standard error.")
+@quiet_option
 @fetch_options
 def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
     """Find the sitemaps of a site and print the tree.
@@ -124,8 +140,6 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
     if not is_absolute_http_url(url):
         raise click.BadParameter(f"not an absolute http(s) URL: {url!r}", param_hint="URL")
     settings = settings_from(fetch)
-    console = stderr_console()
-    show_progress = not quiet
     started = time.monotonic()
     found: Discovery | None = None
     nodes: dict[str, SitemapNode] = {}
@@ -135,19 +149,18 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
     def factory(client: HttpClient) -> AsyncIterator[Discovery | WalkItem]:
         return walk_site(url, client=client, options=opts, probe=settings.probe)
 
-    if show_progress:
-        console.print(f"discovering {url} ..." if is_site_url(url) else f"reading {url} ...")
-    for item in iterate_async(factory, settings, seeds=[url]):
-        if isinstance(item, Discovery):
-            found = item
-            if show_progress:
-                console.print(f"robots.txt: {item.robots_status}, {len(item.seeds)} sitemap(s) to read")
-        elif isinstance(item, SitemapNode):
-            nodes[item.url] = item
-            if item.parent is None:
-                roots.append(item.url)
-            if show_progress:
-                console.print(f"[{len(nodes)}] {item.status or '---'} {item.url} ({item.entries:,} URLs)")
+    counts = _Counts(url)
+    with Progress(counts.describe, quiet=quiet):
+        for item in iterate_async(factory, settings, seeds=[url]):
+            if isinstance(item, Discovery):
+                found = item
+                counts.robots = "no response" if item.robots_status is None else str(item.robots_status)
+            elif isinstance(item, SitemapNode):
+                nodes[item.url] = item
+                if item.parent is None:
+                    roots.append(item.url)
+                counts.sitemaps += 1
+                counts.urls += item.entries
     elapsed = time.monotonic() - started
     if fmt == "json":
         emit_json({

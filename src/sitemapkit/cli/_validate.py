@@ -20,10 +20,37 @@ from sitemapkit.cli._common import (
 from sitemapkit.core._errors import ConfigurationError, InputError
 from sitemapkit.core._problems import Severity
 from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE
+from sitemapkit.validate._driver import ValidateProgress
 from sitemapkit.validate._driver import validate as run_validate
 from sitemapkit.validate._report import format_json, format_junit, format_text
 
 __all__ = ["validate"]
+
+
+def _size(n: int) -> str:
+    if n < 1024 * 1024:
+        return f"{n / 1024:.0f} KiB"
+    return f"{n / 1024 / 1024:.1f} MiB"
+
+
+class _Counts:
+    """What ``validate`` has done so far, for the progress line: the run's hook stores the latest counts (in
+    the main thread), the progress thread only reads them."""
+
+    def __init__(self, sources: int) -> None:
+        self._what = plural(sources, "source")
+        self._started = time.monotonic()
+        self._latest = ValidateProgress(0, 0, 0)
+
+    def update(self, progress: ValidateProgress) -> None:
+        self._latest = progress
+
+    def describe(self) -> str:
+        minutes, seconds = divmod(int(time.monotonic() - self._started), 60)
+        now = self._latest
+        entries = f"{now.entries:,} {'entry' if now.entries == 1 else 'entries'}"
+        return (f"validating {self._what}: {plural(now.files_done, 'file')} done, {entries} checked, "
+                f"{_size(now.bytes_read)} read, {minutes:02d}:{seconds:02d} elapsed")
 
 
 @click.command("validate")
@@ -78,17 +105,12 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
         from sitemapkit.fetch._sources import FetchSettings  # the fetching stack is only loaded when needed
 
         fetch = FetchSettings(allow_private_addresses=True)
-    started = time.monotonic()
-    what = plural(len(sources), "source")
-
-    def describe() -> str:
-        minutes, seconds = divmod(int(time.monotonic() - started), 60)
-        return f"validating {what}: {minutes:02d}:{seconds:02d} elapsed"
-
+    counts = _Counts(len(sources))
     try:
-        with Progress(describe, quiet=quiet):
+        with Progress(counts.describe, quiet=quiet):
             report = run_validate(list(sources), profile=profile, now=now, allow_cross_host=allow_cross_host,
-                                  base_url=base_url, xsd=not no_xsd, fetch=fetch, max_problems=max_problems)
+                                  base_url=base_url, xsd=not no_xsd, fetch=fetch, max_problems=max_problems,
+                                  on_progress=None if quiet else counts.update)
     except (ConfigurationError, InputError) as exc:
         fail(str(exc), EXIT_USAGE)
     if fmt == "json":

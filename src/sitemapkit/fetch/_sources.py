@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
@@ -126,26 +126,54 @@ def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: F
                   seeds: Iterable[str] = ()) -> Iterator[T]:
     """Drive an async iterator (built by ``factory`` from a fresh client) from synchronous code, on a private
     event loop stepped as the caller pulls items. Closing the iterator early cancels the walk cleanly.
-    ``seeds`` are the URLs the walk starts from (for the client's address policy)."""
+    ``seeds`` are the URLs the walk starts from (for the client's address policy).
+
+    Each step runs as a task on the loop. When a step is interrupted (Ctrl-C raises KeyboardInterrupt out of
+    the loop while the step waits on a slow server), that task is cancelled and awaited on the same loop before
+    the iterator is closed: closing it while its step is still suspended would fail ("already running") and
+    leave the walk's connections and tasks to be torn down by finalizers."""
     loop = asyncio.new_event_loop()
     try:
         client = settings.client(seeds)
         agen = factory(client)
+        step: asyncio.Future[T] | None = None
         try:
             while True:
+                step = asyncio.ensure_future(agen.__anext__(), loop=loop)
                 try:
-                    item = loop.run_until_complete(agen.__anext__())
+                    item = loop.run_until_complete(step)
                 except StopAsyncIteration:
                     break
+                step = None
                 yield item
         finally:
+            _settle(loop, step)
             aclose = getattr(agen, "aclose", None)
             if aclose is not None:
                 loop.run_until_complete(aclose())
             loop.run_until_complete(client.aclose())
     finally:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+
+
+def _settle(loop: asyncio.AbstractEventLoop, step: asyncio.Future[Any] | None) -> None:
+    """Finish an interrupted step: cancel it and run the loop until the cancellation has unwound the async
+    iterator (its ``finally`` blocks run on the loop, in this thread). A step that already ended is only read,
+    so that its exception (one that interrupted it) is not reported again by the loop as never retrieved."""
+    if step is None:
+        return
+    if not step.done():
+        step.cancel()
+        try:
+            loop.run_until_complete(asyncio.wait([step]))
+        except BaseException:
+            step.cancel()
+            raise
+    if not step.cancelled():
+        step.exception()
 
 
 def _close_when_stopped(parser: SitemapParser, chunk: bytes) -> Iterator[list[Event]]:

@@ -70,10 +70,10 @@ EXTRA_LOC = define_code(
     "Give each <url> exactly one <loc>; put other pages in their own <url>.", area=_A)
 BAD_LASTMOD = define_code(
     "SM118", _W, "unreadable lastmod; ignored",
-    "Write lastmod as a W3C Datetime: 2024-05-01 or 2024-05-01T10:30:00+00:00.", area=_A)
+    "Write lastmod as a W3C Datetime: 2024-05-01 or 2024-05-01T10:30:00Z.", area=_A)
 LENIENT_LASTMOD = define_code(
     "SM119", _W, "lastmod is not a W3C Datetime; read leniently",
-    "Write lastmod as a W3C Datetime: 2024-05-01 or 2024-05-01T10:30:00+00:00.", area=_A)
+    "Write lastmod as a W3C Datetime: 2024-05-01 or 2024-05-01T10:30:00Z.", area=_A)
 BAD_CHANGEFREQ = define_code(
     "SM120", _W, "invalid changefreq; ignored",
     "Use one of always, hourly, daily, weekly, monthly, yearly, never (or leave it out; Google ignores it).",

@@ -310,10 +310,13 @@ class EncodingInfo:
 
 
 def python_codec(name: str) -> str | None:
-    """Normalised Python codec name for an encoding label (``"ISO-8859-1"`` -> ``"iso8859-1"``), or None."""
+    """Normalised Python codec name for an encoding label (``"ISO-8859-1"`` -> ``"iso8859-1"``), or None (also
+    for Python's codecs that are no text encoding: ``uu``, ``base64``, ``zlib``, ``rot13``, ...)."""
     try:
         info = codecs.lookup(name)
     except LookupError:
+        return None
+    if not getattr(info, "_is_text_encoding", True):
         return None
     n = info.name
     return "utf-8" if n in ("utf-8", "utf_8") else n

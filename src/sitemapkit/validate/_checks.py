@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from urllib.parse import unquote, urlsplit
 
 from sitemapkit.core._errors import InvalidValueError
-from sitemapkit.core._lastmod import LastMod, Precision, parse_lastmod_lenient
+from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, parse_lastmod_lenient
 from sitemapkit.core._problems import ProblemCode, shorten
 from sitemapkit.core._problems import quote_value as _q  # every value quoted in a message, cut when long
 from sitemapkit.validate import _codes as C
@@ -31,6 +31,7 @@ __all__ = [
     "check_news_language",
     "check_priority",
     "is_placeholder_host",
+    "moment",
     "origin_of",
     "scope_of",
 ]
@@ -211,9 +212,15 @@ def check_lastmod(raw: str, now: datetime, *, field: str = "lastmod") -> tuple[L
         found.append((C.LASTMOD_PRECISION, f"{field} {_q(text)} is {what}: valid W3C Datetime but rejected by the "
                                            "sitemap XSD; write YYYY-MM-DD or a time with seconds"))
     if is_future(value, now):
-        found.append((C.LASTMOD_FUTURE, f"{field} {_q(text)} is after {now.isoformat(timespec='seconds')}: write "
+        found.append((C.LASTMOD_FUTURE, f"{field} {_q(text)} is after {moment(now)}: write "
                                         "when the page last changed"))
     return value, found
+
+
+def moment(value: datetime) -> str:
+    """A reference time as messages write it: to the second, UTC spelled ``Z`` (the one spelling every command
+    writes; ``+00:00`` is still read everywhere)."""
+    return format_datetime(value.replace(microsecond=0))
 
 
 def is_future(value: LastMod, now: datetime) -> bool:

@@ -98,7 +98,8 @@ LOC_MIXED_HOSTS = _code("SM309", _E, "URLs on more than one scheme/host/port in 
 LOC_MOJIBAKE = _code("SM310", _E, "double-encoded UTF-8 (mojibake) in a URL",
                      "encode the URL from the original text once, as UTF-8",
                      "https://example.org/c%C3%83%C2%A8pe  (Ã¨ instead of è)")
-LASTMOD_INVALID = _code("SM320", _E, "lastmod is not a W3C Datetime", "write YYYY-MM-DD or YYYY-MM-DDThh:mm:ss+00:00",
+LASTMOD_INVALID = _code("SM320", _E, "lastmod is not a W3C Datetime",
+                        "write YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ (UTC; other zones as +hh:mm)",
                         "<lastmod>Mon, 01 Jan 2024 10:00:00 GMT</lastmod>")
 LASTMOD_NO_TZ = _code("SM321", _E, "lastmod has a time but no time zone",
                       "add the UTC offset (Z or +hh:mm); W3C Datetime requires it even though the XSD does not",
@@ -150,7 +151,7 @@ NEWS_REQUIRED = _code("SM422", _E, "news is missing a required field",
 NEWS_LANGUAGE = _code("SM423", _E, "news language is not an ISO 639 code",
                       "use a 2- or 3-letter ISO 639 code (or zh-cn / zh-tw)", "<news:language>english</news:language>")
 NEWS_DATE = _code("SM424", _E, "news publication_date is not a W3C Datetime or lies in the future",
-                  "write the original publication time, e.g. 2024-05-01T10:00:00+00:00",
+                  "write the original publication time, e.g. 2024-05-01T10:00:00Z",
                   "<news:publication_date>yesterday</news:publication_date>")
 HREFLANG_CODE = _code("SM430", _E, "invalid hreflang value",
                       "use an ISO 639-1 language, optionally -ISO 3166-1 region (en, en-GB), or x-default",

@@ -14,8 +14,9 @@ XML pass is given its fast lane here (``_lane_factory``), so that ``_xml`` and `
 from __future__ import annotations
 
 import os
+import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +29,7 @@ from sitemapkit.core._urls import is_url_source
 from sitemapkit.read import _lane as _fast
 from sitemapkit.read._sniff import DocumentKind, GzipDecoder, detect_encoding, is_gzip, sniff_kind
 from sitemapkit.validate import _codes as C
-from sitemapkit.validate._checks import origin_of, scope_of
+from sitemapkit.validate._checks import moment, origin_of, scope_of
 from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE, FileContext, Profile, RunOptions
 from sitemapkit.validate._files import Job, children, expand, order, plain_chunks, plain_chunks_of, read_chunks
 from sitemapkit.validate._hreflang import HreflangStore
@@ -41,15 +42,70 @@ from sitemapkit.validate._xml import SITEMAP_NS, XmlPass
 if TYPE_CHECKING:
     from sitemapkit.fetch._sources import FetchSettings
 
-__all__ = ["FileReport", "Profile", "ValidationReport", "validate", "validate_bytes"]
+__all__ = ["FileReport", "Profile", "ValidateProgress", "ValidationReport", "validate", "validate_bytes"]
 
 _SNIFF_BYTES = 65536
+#: Bytes handed to a pass at a time (a fetched body is cut to this size too, so progress moves within it).
+_CHUNK = 1 << 20
+#: Seconds between two calls of the ``on_progress`` hook while a run is busy.
+PROGRESS_EVERY = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ValidateProgress:
+    """Where a :func:`validate` run is (given to its ``on_progress`` hook): ``files_done`` documents finished,
+    ``entries`` checked so far over every document (URLs, child sitemaps, feed items, the current document's
+    included), ``bytes_read`` from the sources as stored (gzip compressed), and the ``current`` document."""
+
+    files_done: int
+    entries: int
+    bytes_read: int
+    current: str | None = None
+
+
+class _Tracker:
+    """Counts for ``on_progress``, which it calls when a document is done and otherwise at most every
+    :data:`PROGRESS_EVERY` seconds (checked once per chunk, never per entry), and once at the end."""
+
+    __slots__ = ("_done_entries", "_hook", "_next", "bytes_read", "ctx", "files_done")
+
+    def __init__(self, hook: Callable[[ValidateProgress], None] | None) -> None:
+        self._hook = hook
+        self._next = time.monotonic() + PROGRESS_EVERY
+        self._done_entries = 0
+        self.files_done = 0
+        self.bytes_read = 0
+        self.ctx: FileContext | None = None
+
+    def chunk(self, size: int) -> None:
+        self.bytes_read += size
+        if self._hook is not None and time.monotonic() >= self._next:
+            self.emit()
+
+    def begin(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+
+    def end(self, ctx: FileContext) -> None:
+        self.ctx = None
+        self.files_done += 1
+        self._done_entries += ctx.entries
+        self.emit()
+
+    def emit(self) -> None:
+        if self._hook is None:
+            return
+        self._next = time.monotonic() + PROGRESS_EVERY
+        ctx = self.ctx
+        entries = self._done_entries + (ctx.entries if ctx is not None else 0)
+        self._hook(ValidateProgress(self.files_done, entries, self.bytes_read,
+                                    ctx.source if ctx is not None else None))
 
 
 @dataclass(slots=True)
 class _Run:
     options: RunOptions
     store: HreflangStore | None
+    tracker: _Tracker = field(default_factory=lambda: _Tracker(None))
     contexts: list[FileContext] = field(default_factory=list)
     paths: list[Path | bytes] = field(default_factory=list)  # file, or the fetched body (for the column pass)
     done: dict[Path, FileContext] = field(default_factory=dict)
@@ -69,7 +125,7 @@ def _coerce_now(now: datetime | str | None) -> datetime:
         now = now.replace(tzinfo=UTC)
     if not datetime(1, 1, 3, tzinfo=UTC) <= now <= datetime(9999, 12, 29, tzinfo=UTC):
         # The checks add and subtract days around it (future allowance, news age): keep that arithmetic in range.
-        raise ConfigurationError(f"--now: out of range (0001-01-03 to 9999-12-29): {now.isoformat()}")
+        raise ConfigurationError(f"--now: out of range (0001-01-03 to 9999-12-29): {moment(now)}")
     return now
 
 
@@ -94,6 +150,7 @@ def validate(
     xsd: bool = True,
     fetch: FetchSettings | None = None,
     max_problems: int = MAX_PROBLEMS_PER_CODE,
+    on_progress: Callable[[ValidateProgress], None] | None = None,
 ) -> ValidationReport:
     """Validate files, gzip files, directories of sitemaps, indexes with their children next to them, and URLs.
 
@@ -110,7 +167,11 @@ def validate(
     In a directory only the files that are sitemaps (by their content: XML sitemaps, indexes, feeds, lists of
     URLs) are validated; the others (``robots.txt``, HTML pages) are listed in ``report.skipped``. At most
     ``max_problems`` problems of one code are listed per file (file-level problems always are); the tally
-    (``report.tally``) counts every one."""
+    (``report.tally``) counts every one.
+
+    ``on_progress`` (for a progress display) is called with a :class:`ValidateProgress` when a document is done,
+    at most every half second while one is being checked, and once at the end with the totals; it runs in the
+    caller's thread, between chunks, so keep it short."""
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     options = _options(profile, now, allow_cross_host, xsd, max_problems)
@@ -121,7 +182,7 @@ def validate(
     skipped: list[SkippedFile] = []
     jobs = list(expand([src for src in names if not is_url_source(src)], base_url, skipped))
     store = HreflangStore() if options.profile is Profile.GOOGLE else None
-    run = _Run(options, store)
+    run = _Run(options, store, _Tracker(on_progress))
     try:
         if urls:
             _validate_urls(urls, run, fetch)
@@ -154,6 +215,7 @@ def validate(
     finally:
         if store is not None:
             store.close()
+    run.tracker.emit()
     found = [(ctx, plain_chunks_of(path) if isinstance(path, bytes) else plain_chunks(path))
              for ctx, path in zip(run.contexts, run.paths, strict=True)]
     return assemble(found, options.profile, options.now, skipped=skipped, max_problems=max_problems)
@@ -213,10 +275,12 @@ def _validate_urls(urls: list[str], run: _Run, fetch: FetchSettings | None) -> N
             for problem in waiting.pop(event.source, []):
                 ctx.add(problem)
             fetched_ok = node is None or node.ok
+            run.tracker.begin(ctx)
             if event.data is not None and fetched_ok:
-                _run_stream(ctx, iter([event.data]))
+                _run_stream(ctx, _slices(event.data), run.tracker)
             elif ctx.kind == "unknown" and node is not None:
                 ctx.kind = "unfetched"
+            run.tracker.end(ctx)
             run.contexts.append(ctx)
             run.paths.append(event.data if event.data is not None and fetched_ok else b"")
             by_url[event.source] = ctx
@@ -245,11 +309,22 @@ def _new_context(source: str, sitemap_url: str | None, options: RunOptions,
 
 def _validate_file(job: Job, run: _Run) -> FileContext:
     ctx = _new_context(job.display, job.sitemap_url, run.options, run.store)
+    run.tracker.begin(ctx)
     try:
-        _run_stream(ctx, read_chunks(job.path))
+        _run_stream(ctx, read_chunks(job.path), run.tracker)
     except OSError as exc:
         ctx.report(C.UNREADABLE, f"cannot read the file: {exc.strerror or exc}")
+    run.tracker.end(ctx)
     return ctx
+
+
+def _slices(data: bytes) -> Iterator[bytes]:
+    """A document held in memory, in chunks as a file is read (so the passes and the progress see it move)."""
+    if len(data) <= _CHUNK:
+        yield data
+        return
+    for start in range(0, len(data), _CHUNK):
+        yield data[start:start + _CHUNK]
 
 
 def _lane_factory() -> LaneFactory | None:
@@ -351,11 +426,13 @@ class _Sink:
         self._pass.feed(head)
 
 
-def _run_stream(ctx: FileContext, chunks: Iterable[bytes]) -> None:
+def _run_stream(ctx: FileContext, chunks: Iterable[bytes], tracker: _Tracker | None = None) -> None:
     sink = _Sink(ctx)
     decoder: GzipDecoder | None = None
     first = True
     for chunk in chunks:
+        if tracker is not None:
+            tracker.chunk(len(chunk))
         if first:
             first = False
             if is_gzip(chunk):

@@ -20,6 +20,7 @@ from sitemapkit.validate._checks import (
     check_loc,
     check_news_language,
     is_future,
+    moment,
 )
 from sitemapkit.validate._context import FileContext, line_of
 
@@ -164,7 +165,7 @@ def check_news(ctx: FileContext, news: Element, loc: str | None) -> None:
             return
         now = ctx.now
         if is_future(value, now):
-            ctx.report(C.NEWS_DATE, f"news:publication_date {text!r} is after {now.isoformat(timespec='seconds')}",
+            ctx.report(C.NEWS_DATE, f"news:publication_date {text!r} is after {moment(now)}",
                        line_of(date_el), None, loc)
         else:
             dt = value.to_datetime()
@@ -172,7 +173,7 @@ def check_news(ctx: FileContext, news: Element, loc: str | None) -> None:
                 dt = dt.replace(tzinfo=now.tzinfo)
             if dt < now - timedelta(days=2):
                 ctx.report(C.NEWS_OLD, f"news article published {text}, more than two days before "
-                                       f"{now.isoformat(timespec='seconds')}: remove it from the news sitemap",
+                                       f"{moment(now)}: remove it from the news sitemap",
                            line_of(date_el), None, loc)
 
 
