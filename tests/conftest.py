@@ -7,12 +7,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from tests.support.corpus import SHARED, require_corpus
 from tests.support.server import LocalServer
 
 ROOT = Path(__file__).resolve().parent.parent
-XSD_DIR = ROOT / "src" / "sitemapkit" / "schemas"
+XSD_DIR = ROOT / "src" / "sitemapkit" / "validate" / "schemas"
+
+# Property tests judge results, never speed: no per-example deadline and no "too slow" health check, so a busy
+# machine (CI shares its cores) cannot fail them.
+settings.register_profile("sitemapkit", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("sitemapkit")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -106,6 +106,15 @@ def test_ctrl_c_during_urls_on_a_slow_server_exits_130(server: LocalServer) -> N
     _no_traceback(done.stderr)
 
 
+def test_ctrl_c_during_discover_on_a_slow_server_exits_130(server: LocalServer) -> None:
+    server.route("/robots.txt", handler=lambda _req: Response(200, b"User-agent: *\n", delay=3.0))
+    done = _interrupt(["discover", server.url("/")], wait_for="sitemapkit: discovering",
+                      ready=lambda: server.hits("/robots.txt") >= 1)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.splitlines()[-1] == "sitemapkit: interrupted"
+    _no_traceback(done.stderr)
+
+
 def _big_sitemap(path: Path, n: int) -> Path:
     with path.open("w", encoding="utf-8") as fh:
         fh.write('<?xml version="1.0" encoding="UTF-8"?>\n'

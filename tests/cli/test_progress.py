@@ -75,7 +75,8 @@ def test_validate_progress_lines_show_files_entries_and_bytes(tmp_path: Path) ->
     counts = [re.fullmatch(r"sitemapkit: validating 1 source: (\d+) files? done, ([\d,]+) entr(?:y|ies) checked, "
                            r"[\d.]+ [KM]iB read, \d\d:\d\d elapsed", line)
               for line in _progress_lines(done.stderr, "validating ")]
-    assert counts and all(counts), done.stderr
+    assert counts, done.stderr
+    assert all(counts), done.stderr
     found = [(int(m.group(1)), int(m.group(2).replace(",", ""))) for m in counts if m is not None]
     assert found == sorted(found)  # counts only grow
     assert any(files >= 1 and entries >= 20_000 for files, entries in found), done.stderr  # moved during the run

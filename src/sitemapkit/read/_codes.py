@@ -109,6 +109,14 @@ BARE_AMPERSAND = define_code(
 INDEX_TOO_BIG = define_code(
     "SM130", _W, "more than 50,000 sitemaps in one index",
     "A sitemap index lists at most 50,000 sitemaps (RULES.md 10): split it into several index files.", area=_A)
+URLSET_TOO_MANY = define_code(
+    "SM131", _W, "more than 50,000 URLs in one sitemap",
+    "A sitemap holds at most 50,000 URLs: split it into several files listed by an index. Every URL was read.",
+    area=_A)
+URLSET_TOO_LARGE = define_code(
+    "SM132", _W, "sitemap larger than 50 MiB uncompressed",
+    "A sitemap is at most 52,428,800 bytes uncompressed: split it into several files listed by an index. Every URL "
+    "was read.", area=_A)
 #: Warnings that strict mode treats as errors (everything but advisory findings such as duplicates and feed
 #: items without a link).
 STRICT_FATAL: frozenset[str] = frozenset(

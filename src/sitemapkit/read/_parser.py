@@ -25,7 +25,12 @@ from dataclasses import replace
 from typing import Protocol
 
 from sitemapkit.core._errors import InputError, LimitExceededError, ParseError, SitemapkitError
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_INDEX_ENTRIES
+from sitemapkit.core._limits import (
+    DEFAULT_MAX_DECOMPRESSED_BYTES,
+    MAX_INDEX_ENTRIES,
+    MAX_SITEMAP_BYTES,
+    MAX_URLS_PER_SITEMAP,
+)
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Location, ProblemCode, Severity
 from sitemapkit.read import _codes as C
@@ -101,6 +106,8 @@ class SitemapParser:
         self._kind_info: KindInfo | None = None
         self._encoding: EncodingInfo | None = None
         self._plain_total = 0
+        self._doc_bytes = 0  # bytes of the document itself (after gzip), for the 50 MiB limit
+        self._over_said = False
         self._stopped = False
         self._closed = False
         self._seen: set[int] = set()
@@ -204,6 +211,19 @@ class SitemapParser:
                 self._start(final=True)
             if not self._stopped and self._engine is not None:
                 self._engine.close()
+        self._over_limits()
+
+    def _over_limits(self) -> None:
+        """The protocol's per-file limits, said once at the end with the true figures (every URL is kept)."""
+        if self._kind not in (DocumentKind.URLSET, DocumentKind.TEXT) or self._over_said:
+            return
+        self._over_said = True
+        if self._items > MAX_URLS_PER_SITEMAP:
+            self.problem(C.URLSET_TOO_MANY, f"{self._items:,} URLs in this sitemap: a sitemap holds at most "
+                         f"{MAX_URLS_PER_SITEMAP:,}; split it (every URL was read)")
+        if self._doc_bytes > MAX_SITEMAP_BYTES:
+            self.problem(C.URLSET_TOO_LARGE, f"{self._doc_bytes:,} bytes uncompressed: a sitemap is at most "
+                         f"{MAX_SITEMAP_BYTES:,} bytes (50 MiB); split it (every URL was read)")
 
     # --- for the engines ----------------------------------------------------------------------------------
     def problem(
@@ -336,6 +356,7 @@ class SitemapParser:
                 return
 
     def _body(self, data: bytes) -> None:
+        self._doc_bytes += len(data)
         if self._engine is None:
             self._prefix += data
             self._start(final=False)
