@@ -42,6 +42,18 @@ class Response:
 Handler = Callable[[Request], Response]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that goes away mid-answer (a test killing the CLI) is normal here: no traceback on stderr."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class LocalServer:
     def __init__(self, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, Handler] = {}
@@ -92,7 +104,7 @@ class LocalServer:
 
             do_GET = do_POST = do_HEAD = do_PUT = _serve
 
-        self._httpd = ThreadingHTTPServer((host, 0), _H)
+        self._httpd = _QuietServer((host, 0), _H)
         self._httpd.daemon_threads = True
         self.host, self.port = self._httpd.server_address[0], self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

@@ -5,9 +5,16 @@ file or a whole set (index, children, hreflang reciprocity), with text, JSON and
 from __future__ import annotations
 
 from sitemapkit.core._callable import make_package_callable
-from sitemapkit.validate._driver import FileReport, Profile, ValidationReport, validate, validate_bytes
+from sitemapkit.validate._driver import (
+    FileReport,
+    Profile,
+    ValidateProgress,
+    ValidationReport,
+    validate,
+    validate_bytes,
+)
 
-__all__ = ["FileReport", "Profile", "ValidationReport", "validate", "validate_bytes"]
+__all__ = ["FileReport", "Profile", "ValidateProgress", "ValidationReport", "validate", "validate_bytes"]
 
 # ``sitemapkit.validate`` is both this package and the everyday function: calling the package calls the function.
 make_package_callable(__name__, validate)
