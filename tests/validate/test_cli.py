@@ -36,7 +36,7 @@ def test_text_output_is_compiler_style_with_summary() -> None:
     lines = res.stdout.splitlines()
     assert lines[0].startswith(f"{FIXTURES / 'SM201' / 'bad.xml'}:4:")
     assert ": error SM201: unescaped '&'" in lines[0]
-    assert "1 file(s)" in res.stdout
+    assert "1 file," in res.stdout
     assert "NOT valid" in res.stdout
     assert "SM201 x1" in lines[-1]
 

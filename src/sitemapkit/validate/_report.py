@@ -32,6 +32,11 @@ def _line(problem: Problem) -> str:
     return text
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``1 file``, ``2 files``, ``1,000 entries``."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
 def format_text(report: ValidationReport) -> str:
     """One ``file:line:column: severity CODE: message [loc]`` line per problem, one ``skipped`` line per file that
     is not a sitemap, then a summary and the tally per code (true counts, listed or not)."""
@@ -40,10 +45,10 @@ def format_text(report: ValidationReport) -> str:
     errors, warnings = report.error_count, report.warning_count
     entries = sum(f.entries for f in report.files)
     verdict = "valid" if report.valid else "NOT valid"
-    summary = (f"{len(report.files)} file(s), {entries:,} entries, profile {report.profile.value}: "
-               f"{errors:,} error(s), {warnings:,} warning(s) -> {verdict}")
+    summary = (f"{_count(len(report.files), 'file')}, {_count(entries, 'entry', 'entries')}, profile "
+               f"{report.profile.value}: {_count(errors, 'error')}, {_count(warnings, 'warning')} -> {verdict}")
     if report.skipped:
-        summary += f"; {len(report.skipped)} file(s) skipped (not sitemaps)"
+        summary += f"; {_count(len(report.skipped), 'file')} skipped (not sitemaps)"
     if report.dropped:
         summary += (f" ({report.dropped:,} problems not listed: at most {report.max_problems:,} of one code per file, "
                     "see --max-problems)")
@@ -80,7 +85,7 @@ def format_junit(report: ValidationReport) -> str:
         warnings = [p for p in problems if not p.is_error]
         if f.errors:
             failure = etree.SubElement(case, "failure", type="SitemapInvalid",
-                                       message=f"{f.errors} error(s), {f.warnings} warning(s)")
+                                       message=f"{_count(f.errors, 'error')}, {_count(f.warnings, 'warning')}")
             failure.text = "\n".join(_xml_safe(_line(p)) for p in errors)
         if warnings:
             out = etree.SubElement(case, "system-out")
