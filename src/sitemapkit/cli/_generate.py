@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import click
 
@@ -34,7 +33,7 @@ from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._problems import Location, Problem, Severity
 from sitemapkit.harvest._generate import is_data_input
-from sitemapkit.write._codes import SM606, SM608
+from sitemapkit.write._codes import SM606, HostCheck
 from sitemapkit.write._publish import MANIFEST_NAME, read_manifest
 from sitemapkit.write._rolling import FORMATS, Format
 from sitemapkit.write._sitemapset import Manifest, SitemapSetWriter
@@ -195,8 +194,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
                                   ignored={"include": include, "exclude": exclude, "state": state_path})
     writer = SitemapSetWriter(output.out, output.base_url, check_scope=not allow_cross_host,
                               **output.writer_kwargs())
-    home = None if allow_cross_host else _origin(output.base_url)
-    home_slash = f"{home}/"
+    hosts = None if allow_cross_host else HostCheck(output.base_url)
     skip = _own_files(output.out)
     site = SiteRun(SiteState.load(state_path) if state_path is not None else None)
     errors = 0
@@ -214,10 +212,9 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
                         errors += 1
                     continue
                 entry, location = item
-                if home is not None and not entry.loc.startswith(home_slash) and _origin(entry.loc) != home:
-                    report(SM608.problem(Location(location.source, location.line, loc=entry.loc),
-                                         f"{entry.loc} is not on {home}, the --base-url's host: skipped "
-                                         "(--allow-cross-host writes it)"))
+                off_host = None if hosts is None else hosts.problem(entry.loc, location.source, location.line)
+                if off_host is not None:
+                    report(off_host)
                     errors += 1
                     continue
                 try:
@@ -246,18 +243,6 @@ def _items(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, .
     stdin = sys.stdin.buffer if "-" in inputs else None
     yield from iter_generate_inputs(inputs, base_url=output.base_url, include=include, exclude=exclude,
                                     skip_files=skip, stdin=stdin, site=site)
-
-
-def _origin(url: str) -> str | None:
-    """``scheme://host[:port]`` of a URL, lowercased (the port as written, if any); None when it has none."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return None
-    if not parts.hostname:
-        return None
-    return f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port is not None else "")
 
 
 def _own_files(out: Path) -> frozenset[Path]:

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sitemapkit.core import InvalidEntryError, Location, Problem, Severity, UrlEntry
 from sitemapkit.harvest._schema import entry_from_row
 from sitemapkit.write import Manifest, SitemapSetWriter
+from sitemapkit.write._codes import HostCheck, url_origin
 from sitemapkit.write._inputs import iter_input
 from sitemapkit.write._render import Warnings
 from sitemapkit.write._rolling import Done, Format, Roller, RollSettings, StreamRoller, XmlRoller
@@ -111,17 +111,6 @@ class _Part:
             self.problems.append(problem)
 
 
-def _origin(url: str) -> str | None:
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return None
-    if not parts.hostname:
-        return None
-    return f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port is not None else "")
-
-
 def _rows(path: Path, base_url: str, part: _Part) -> Iterator[tuple[UrlEntry, Location]]:
     if path.name.endswith(_TABLE):
         import pyarrow.parquet as pq  # type: ignore[import-untyped]
@@ -154,7 +143,7 @@ def _write_partition(files: Sequence[str], route: tuple[int, int] | None, tmp_di
     rollers: list[Roller] = [XmlRoller(settings) if f == "xml" else StreamRoller(settings, f)
                              for f in sorted(cfg.formats, key=lambda f: f != "xml")]
     seen: set[bytes] | None = set() if cfg.dedupe else None
-    home_slash = f"{cfg.home}/"
+    hosts = None if cfg.home is None else HostCheck(cfg.home)
     for name in files:
         for entry, where in _rows(Path(name), cfg.base_url, part):
             key = b""
@@ -165,10 +154,9 @@ def _write_partition(files: Sequence[str], route: tuple[int, int] | None, tmp_di
                 if seen is not None and key in seen:
                     part.duplicates += 1
                     continue
-            if cfg.home is not None and not entry.loc.startswith(home_slash) and _origin(entry.loc) != cfg.home:
-                part.report(Problem("SM608", Severity.ERROR, f"{entry.loc} is not on {cfg.home}, the --base-url's "
-                                    "host: skipped (--allow-cross-host writes it)",
-                                    Location(where.source, where.line, loc=entry.loc)))
+            off_host = None if hosts is None else hosts.problem(entry.loc, where.source, where.line)
+            if off_host is not None:
+                part.report(off_host)
                 continue
             try:
                 for roller in rollers:
@@ -248,7 +236,7 @@ def generate_partitioned(
         settings = writer._rollers[0].settings
         cfg = _Config(writer.base_url, tuple(r.fmt for r in writer._rollers), settings.gzip_level,
                       settings.stylesheet, writer.max_urls, writer.max_bytes, writer.max_news, writer.html_title,
-                      None if allow_cross_host else _origin(base_url), dedupe)
+                      None if allow_cross_host else url_origin(base_url), dedupe)
         count = max(len(files), workers) if dedupe else len(files)
         tasks = [(files if dedupe else [files[i]], (i, count) if dedupe else None, str(tmp / f"part-{i}"))
                  for i in range(count)]

@@ -7,9 +7,11 @@ SM610 and SM611, are defined with its inputs (``_inputs.py``).
 
 from __future__ import annotations
 
-from sitemapkit.core._problems import Severity, define_code
+from urllib.parse import urlsplit
 
-__all__ = ["SM601", "SM602", "SM603", "SM604", "SM605", "SM606", "SM607", "SM608"]
+from sitemapkit.core._problems import Location, Problem, Severity, define_code
+
+__all__ = ["SM601", "SM602", "SM603", "SM604", "SM605", "SM606", "SM607", "SM608", "HostCheck", "url_origin"]
 
 _AREA = "writer"
 SM601 = define_code("SM601", Severity.WARNING, "deprecated image tag written",
@@ -35,3 +37,34 @@ SM608 = define_code("SM608", Severity.ERROR, "URL on another host than the base 
                     "A sitemap lists URLs of the host (scheme, host and port) it is served from; generate a "
                     "set per host, or pass --allow-cross-host when robots.txt of each URL's host lists the "
                     "sitemap (cross-submission).", area=_AREA)
+
+
+def url_origin(url: str) -> str | None:
+    """``scheme://host[:port]`` of a URL, lowercased (the port as written, if any); None when it has no host."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port is not None else "")
+
+
+class HostCheck:
+    """SM608 for ``generate``: an entry must be on the ``--base-url``'s scheme, host and port (the common case, a
+    loc under the base origin as written, costs one ``startswith``)."""
+
+    __slots__ = ("_prefix", "home")
+
+    def __init__(self, base_url: str) -> None:
+        self.home = url_origin(base_url)
+        self._prefix = f"{self.home}/"
+
+    def problem(self, loc: str, source: str, line: int | None) -> Problem | None:
+        """None when ``loc`` is on the base URL's host, else the SM608 problem to report (the entry is skipped)."""
+        if loc.startswith(self._prefix) or url_origin(loc) == self.home:
+            return None
+        return SM608.problem(Location(source, line, loc=loc),
+                             f"{loc} is not on {self.home}, the --base-url's host: skipped (--allow-cross-host "
+                             "writes it)")
