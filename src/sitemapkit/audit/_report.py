@@ -12,6 +12,7 @@ from typing import IO
 
 from sitemapkit.audit._findings import CATEGORIES
 from sitemapkit.audit._run import AuditResult
+from sitemapkit.crawl._report import REPORT_CSS, bar_chart
 
 __all__ = ["AUDIT_CSV", "AUDIT_HTML", "AUDIT_JSON", "text_summary", "write_csv", "write_json", "write_reports"]
 
@@ -77,23 +78,10 @@ def write_csv(result: AuditResult, fh: IO[str]) -> None:
         w.writerow([f.category, f.url, f.sitemap or "", "" if f.line is None else f.line, f.evidence])
 
 
-_CSS = """
-:root{--fg:#1d2433;--muted:#5b6475;--line:#e3e7ee;--bg:#f6f8fb;--card:#fff;--accent:#2f6fde;--bad:#c8372d;
---warn:#c27c0e;--ok:#23864b}
-*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
-color:var(--fg);background:var(--bg)}
-header{background:#1d2433;color:#fff;padding:24px 32px}header h1{margin:0;font-size:22px;font-weight:600}
-header p{margin:4px 0 0;color:#b9c2d3;word-break:break-all}
-main{max-width:1180px;margin:0 auto;padding:24px 32px 48px}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin-bottom:24px}
-.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px}
-.card b{display:block;font-size:26px;font-weight:650}.card span{color:var(--muted);font-size:13px}
-.card.bad b{color:var(--bad)}.card.ok b{color:var(--ok)}
-section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 20px;margin-bottom:20px}
-h2{font-size:17px;margin:0 0 12px}table{width:100%;border-collapse:collapse;font-size:13.5px;table-layout:fixed}
+_CSS = REPORT_CSS + """
+table{width:100%;border-collapse:collapse;font-size:13.5px;table-layout:fixed}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top;word-break:break-all}
-th{color:var(--muted);font-weight:600;background:#fafbfd}a{color:var(--accent);text-decoration:none}
-.muted{color:var(--muted)}svg text{font:12px system-ui,sans-serif;fill:var(--fg)}
+th{color:var(--muted);font-weight:600;background:#fafbfd}
 input{font:inherit;padding:6px 10px;border:1px solid var(--line);border-radius:8px;width:100%;margin-bottom:16px}
 col.u{width:36%}col.s{width:24%}col.l{width:6%}
 """
@@ -115,22 +103,8 @@ document.getElementById('filter').addEventListener('input', function (e) {
 
 
 def _chart(counts: list[tuple[str, int]]) -> str:
-    data = [(c, n) for c, n in counts if n]
-    if not data:
-        return '<section><h2>Findings by category</h2><p class="muted">No findings.</p></section>'
-    width, bar_h, gap, label_w = 760, 20, 6, 200
-    peak = max(n for _, n in data)
-    rows = []
-    for i, (label, n) in enumerate(data):
-        y = i * (bar_h + gap) + 2
-        w = max(2, round((width - label_w - 70) * n / peak))
-        rows.append(f'<text x="{label_w - 8}" y="{y + 14}" text-anchor="end">{html.escape(label)}</text>'
-                    f'<rect x="{label_w}" y="{y}" width="{w}" height="{bar_h}" rx="3" fill="#c8372d"/>'
-                    f'<text x="{label_w + w + 6}" y="{y + 14}">{n:,}</text>')
-    height = len(data) * (bar_h + gap) + 4
-    return ('<section><h2>Findings by category</h2><svg role="img" aria-label="findings by category" '
-            f'viewBox="0 0 {width} {height}" width="100%" preserveAspectRatio="xMinYMin meet">{"".join(rows)}'
-            "</svg></section>")
+    return bar_chart("Findings by category", [(c, n) for c, n in counts if n], lambda _c: "#c8372d", width=760,
+                     label_width=200, empty="No findings.")
 
 
 def _write_html(result: AuditResult, fh: IO[str]) -> None:

@@ -123,7 +123,8 @@ def write_json_report(state: CrawlState, path: Path, *, complete: bool,
 
 # ---------------------------------------------------------------------------------------------------- HTML
 
-_CSS = """
+#: The look the HTML reports share (the crawl report here, audit.html too): page, header, count cards, sections.
+REPORT_CSS = """
 :root{--fg:#1d2433;--muted:#5b6475;--line:#e3e7ee;--bg:#f6f8fb;--card:#fff;--accent:#2f6fde;--bad:#c8372d;
 --warn:#c27c0e;--ok:#23864b}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
@@ -135,35 +136,42 @@ main{max-width:1180px;margin:0 auto;padding:24px 32px 48px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px}
 .card b{display:block;font-size:26px;font-weight:650}.card span{color:var(--muted);font-size:13px}
 .card.bad b{color:var(--bad)}.card.ok b{color:var(--ok)}.card.warn b{color:var(--warn)}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:12px;margin-bottom:24px}
 section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 20px;margin-bottom:20px}
-h2{font-size:17px;margin:0 0 12px}table{width:100%;border-collapse:collapse;font-size:13.5px}
+h2{font-size:17px;margin:0 0 12px}a{color:var(--accent);text-decoration:none}
+.muted{color:var(--muted)}svg text{font:12px system-ui,sans-serif;fill:var(--fg)}
+"""
+
+_CSS = REPORT_CSS + """
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:12px;margin-bottom:24px}
+table{width:100%;border-collapse:collapse;font-size:13.5px}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{color:var(--muted);font-weight:600;background:#fafbfd}td.url{word-break:break-all}
 td ul{margin:0;padding-left:18px}.pill{display:inline-block;border-radius:99px;padding:1px 8px;font-size:12px;
 background:#eef2f8;color:var(--fg);white-space:nowrap}.pill.bad{background:#fbe9e7;color:var(--bad)}
 td .pill{white-space:normal;word-break:break-word;border-radius:8px}
-table.fixed{table-layout:fixed}col.u{width:38%}col.s{width:22%}a{color:var(--accent);text-decoration:none}
+table.fixed{table-layout:fixed}col.u{width:38%}col.s{width:22%}
 a:hover{text-decoration:underline}
-.muted{color:var(--muted)}svg text{font:12px system-ui,sans-serif;fill:var(--fg)}
 """
 
 
-def _bar_chart(title: str, data: list[tuple[str, int]], color: Callable[[str], str]) -> str:
+def bar_chart(title: str, data: list[tuple[str, int]], color: Callable[[str], str], *, width: int = 520,
+              label_width: int = 90, empty: str = "No data.", limit: int = 30) -> str:
+    """A ``<section>`` with a horizontal SVG bar chart of ``(label, count)`` (the first ``limit`` rows), in the
+    reports' look (:data:`REPORT_CSS`)."""
     if not data:
-        return f'<section><h2>{html.escape(title)}</h2><p class="muted">No data.</p></section>'
-    data = data[:30]
-    width, bar_h, gap, label_w = 520, 20, 6, 90
+        return f'<section><h2>{html.escape(title)}</h2><p class="muted">{html.escape(empty)}</p></section>'
+    data = data[:limit]
+    bar_h, gap = 20, 6
     peak = max(n for _, n in data) or 1
     height = len(data) * (bar_h + gap) + 4
     rows = []
     for i, (label, n) in enumerate(data):
         y = i * (bar_h + gap) + 2
-        w = max(2, round((width - label_w - 70) * n / peak))
+        w = max(2, round((width - label_width - 70) * n / peak))
         rows.append(
-            f'<text x="{label_w - 8}" y="{y + 14}" text-anchor="end">{html.escape(label)}</text>'
-            f'<rect x="{label_w}" y="{y}" width="{w}" height="{bar_h}" rx="3" fill="{color(label)}"/>'
-            f'<text x="{label_w + w + 6}" y="{y + 14}">{n:,}</text>'
+            f'<text x="{label_width - 8}" y="{y + 14}" text-anchor="end">{html.escape(label)}</text>'
+            f'<rect x="{label_width}" y="{y}" width="{w}" height="{bar_h}" rx="3" fill="{color(label)}"/>'
+            f'<text x="{label_width + w + 6}" y="{y + 14}">{n:,}</text>'
         )
     return (f'<section><h2>{html.escape(title)}</h2><svg role="img" aria-label="{html.escape(title)}" '
             f'viewBox="0 0 {width} {height}" width="100%" preserveAspectRatio="xMinYMin meet">{"".join(rows)}'
@@ -226,8 +234,8 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         for label, n, cls in cards:
             w(f'<div class="card {cls}"><b>{n:,}</b><span>{label}</span></div>')
         w('</div><div class="charts">')
-        w(_bar_chart("Status codes", status, _status_color))
-        w(_bar_chart("Pages by depth (clicks from the start page)", depth, lambda _l: "#2f6fde"))
+        w(bar_chart("Status codes", status, _status_color))
+        w(bar_chart("Pages by depth (clicks from the start page)", depth, lambda _l: "#2f6fde"))
         w("</div>")
         def broken_row(row: UrlRow) -> str:
             refs = state.referrers(row.id, 5)
