@@ -223,13 +223,13 @@ class _NameResolver:
 
 
 @pytest.fixture
-def test_names(monkeypatch: pytest.MonkeyPatch) -> None:
+def dot_test_names_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
     import aiohttp.resolver
 
     monkeypatch.setattr(aiohttp.resolver, "DefaultResolver", _NameResolver)
 
 
-@pytest.mark.usefixtures("test_names")
+@pytest.mark.usefixtures("dot_test_names_resolve")
 def test_a_name_resolving_to_a_refused_address_is_refused_at_connect_time(server: LocalServer) -> None:
     server.route("/internal.xml", body=urlset_xml(["https://example.com/p"]))
     url = f"http://internal.test:{server.port}/internal.xml"

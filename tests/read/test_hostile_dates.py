@@ -152,7 +152,8 @@ def test_validator_near_calendar_ends(tmp_path: Path) -> None:
         "<lastmod>9999-12-31T23:59:59-13:59</lastmod></url><url><loc>https://e.com/b</loc>"
         "<lastmod>0001-01-01T00:00:00+13:00</lastmod></url></urlset>\n".encode())
     for now in (datetime(9999, 12, 29, tzinfo=UTC), datetime(1, 1, 3, tzinfo=UTC)):
-        validate([tmp_path / "set.xml"], now=now)  # no OverflowError
+        report = validate([tmp_path / "set.xml"], now=now)  # no OverflowError
+        assert [f.entries for f in report.files] == [2]
 
 
 def test_cli_generate_csv_reports_the_line(tmp_path: Path) -> None:
