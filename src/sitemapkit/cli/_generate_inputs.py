@@ -26,6 +26,7 @@ import click
 from sitemapkit.cli._common import print_problem
 from sitemapkit.cli._static_site import SiteRun, iter_static_site
 from sitemapkit.core import CODES, InputError, Location, Problem, SitemapRef, UrlEntry
+from sitemapkit.fetch._sources import local_child
 from sitemapkit.read import DocumentKind, Located, iter_events, sniff
 from sitemapkit.write._inputs import SM612, InputItem, filter_urls, iter_input
 
@@ -191,9 +192,9 @@ def _iter_ref(ref: SitemapRef, where: Location, folder: Path | None) -> Iterator
         yield SM612.problem(where, f"{ref.loc} not read: an index from standard input has no folder to find its "
                                    "sitemaps in; give the index as a file")
         return
-    name = PurePosixPath(unquote(urlsplit(ref.loc).path)).name
-    child = folder / name
-    if name in ("", ".", "..") or "\\" in name or not child.is_file():
+    child = local_child(ref.loc, folder)
+    if child is None:
+        name = PurePosixPath(unquote(urlsplit(ref.loc).path)).name
         yield SM612.problem(where, f"{ref.loc} not read: no file {name or '(no file name)'!r} in {folder}; "
                                    "generate reads an index's sitemaps from its folder")
         return

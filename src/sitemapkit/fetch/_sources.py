@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
 
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
@@ -41,7 +42,8 @@ from sitemapkit.fetch._transports import Timeouts, Transport
 from sitemapkit.fetch._walk import SM516, EntryBatch, SitemapNode, WalkItem, WalkOptions
 from sitemapkit.read import DocumentKind, Event, Located, SitemapParser
 
-__all__ = ["DocumentDone", "FetchSettings", "SourceEvent", "is_url_source", "iterate_async", "open_sources"]
+__all__ = ["DocumentDone", "FetchSettings", "SourceEvent", "is_url_source", "iterate_async", "local_child",
+           "open_sources"]
 
 T = TypeVar("T")
 
@@ -301,3 +303,13 @@ def open_sources(
                 yield item
                 yield from item.problems
 
+
+def local_child(loc: str, folder: str | os.PathLike[str]) -> Path | None:
+    """The file in ``folder`` (a local index's folder) that a child ``<loc>`` names: the same file name
+    (percent-decoded, query and fragment ignored); None when the name is empty, is ``.``/``..``, holds a backslash,
+    or no such file is there. What ``diff``/``submit`` and ``generate`` read for a local index's children."""
+    name = unquote(urlsplit(loc).path).rsplit("/", 1)[-1]
+    if name in ("", ".", "..") or "\\" in name:
+        return None
+    child = Path(folder) / name
+    return child if child.is_file() else None

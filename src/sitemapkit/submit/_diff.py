@@ -22,10 +22,10 @@ from hashlib import blake2b
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from sitemapkit.core import Problem, SitemapRef, UrlEntry
 from sitemapkit.fetch import DocumentDone, EntryBatch, FetchSettings, open_sources
+from sitemapkit.fetch._sources import local_child
 from sitemapkit.read import Located
 from sitemapkit.validate._files import not_a_sitemap
 
@@ -122,15 +122,6 @@ def expand_source(source: str) -> list[str]:
     return found
 
 
-def _sibling(ref: SitemapRef, document: str) -> str | None:
-    """The file next to a local index that a child sitemap URL names (same file name), if there is one."""
-    name = urlsplit(ref.loc).path.rsplit("/", 1)[-1]
-    if not name or name in (".", ".."):
-        return None
-    path = Path(document).parent / name
-    return str(path) if path.is_file() else None
-
-
 def source_entries(source: str, settings: FetchSettings, strict: bool,
              on_problem: Callable[[Problem], None]) -> Iterator[UrlEntry]:
     """Every URL entry of one SOURCE argument; a local index pulls in the child files next to it."""
@@ -151,10 +142,10 @@ def source_entries(source: str, settings: FetchSettings, strict: bool,
             elif isinstance(item, Problem):
                 on_problem(item)
             elif isinstance(item, SitemapRef) and local and current != "-":
-                child = _sibling(item, current)
+                child = local_child(item.loc, Path(current).parent)
                 if child is not None and os.path.realpath(child) not in seen:
                     seen.add(os.path.realpath(child))
-                    pending.append(child)
+                    pending.append(str(child))
             elif isinstance(item, DocumentDone):
                 continue
 
