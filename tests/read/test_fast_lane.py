@@ -140,6 +140,78 @@ def test_plain_images_and_hreflang_links_stay_in_the_lane(monkeypatch: pytest.Mo
     assert calls[0] == 0
 
 
+def test_references_non_ascii_and_comments_stay_in_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Real-world shapes (issue 13): query strings written with &amp;, &apos; in paths, a character reference in a
+    # lastmod, raw UTF-8 IRIs, comments between blocks, hreflang links whose href has a query string.
+    calls = _count_element_path(monkeypatch)
+    rows = "".join(
+        f"<!-- page {i} -->\n<url><loc>https://example.com/item-{i}?ref=list&amp;page={i % 7}</loc>"
+        f"<lastmod>2020-08-04T10:23:39&#43;08:00</lastmod></url>\n"
+        f"<url><loc>https://example.com/d&apos;oh/{i}</loc></url>\n"
+        f"<url><loc>https://example.com/grüße/{i}</loc>"
+        f'<x:link rel="alternate" hreflang="de" href="https://example.com/de?id={i}&amp;l=de"/></url>\n'
+        for i in range(30))
+    data = (f'<?xml version="1.0" encoding="UTF-8"?>\n<!-- made by hand -->\n<urlset xmlns="{NS}" '
+            f'xmlns:x="http://www.w3.org/1999/xhtml">\n<!-- generator -->\n{rows}</urlset>\n').encode()
+    events = _same_both_ways(data)
+    entries = [e for e in events if type(e) is UrlEntry]
+    assert len(entries) == 90
+    assert entries[0].loc == "https://example.com/item-0?ref=list&page=0"
+    assert str(entries[0].lastmod) == "2020-08-04T10:23:39+08:00"
+    assert entries[1].loc == "https://example.com/d'oh/0"
+    assert entries[2].loc == "https://example.com/gr%C3%BC%C3%9Fe/0"
+    assert entries[2].alternates[0].href == "https://example.com/de?id=0&l=de"
+    calls[0] = 0
+    _read(data, [], fast=True)
+    assert calls[0] == 0
+
+
+@pytest.mark.parametrize("value", ["&#0;", "&#xFFFE;", "&#x110000;", "\ufffe", "&nbsp;", "&#123456789;"])
+def test_values_xml_forbids_are_left_to_lxml(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _count_element_path(monkeypatch)
+    rows = "".join(f"<url><loc>https://example.com/{i}</loc></url>\n" for i in range(5))
+    data = (f'<urlset xmlns="{NS}">\n{rows}<url><loc>https://example.com/x{value}</loc></url>\n{rows}'
+            "</urlset>\n").encode()
+    events = _same_both_ways(data)
+    assert any(isinstance(e, Problem) and e.severity.name == "ERROR" for e in events)
+    calls[0] = 0
+    _read(data, [], fast=True)
+    assert calls[0] == 0  # lxml stopped at the bad value, on which the lane had handed over
+    assert len([e for e in _read(data, [], fast=True)[0] if type(e) is UrlEntry]) == 5
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_raw_iris_read_as_the_model_normalises_them(fast: bool) -> None:
+    # The reader builds a raw IRI's entry from its UTF-8 escapes directly (core._urls.simple_iri_to_uri); it must
+    # be the entry UrlEntry(text) gives, and the problems must name the loc as written.
+    locs = ["https://example.com/grüße?q=é&amp;x=1#ß", "https://example.com/😀", "https://例え.jp/x",
+            "https://example.com/ü?", "https://example.com/ü?#f", "  https://example.com/\u00a0ü\u2028 ",
+            "https://example.com/ü/" + "é" * 700, "https://example.com/a b/ü", "https://example.com/%zz/ü"]
+    rows = "".join(f"<url><loc>{loc}</loc><lastmod>bad-{i}</lastmod></url>\n" for i, loc in enumerate(locs))
+    data = f'<urlset xmlns="{NS}">\n{rows}</urlset>\n'.encode()
+    events, _ = _read(data, [], fast=fast)
+    entries = [e for e in events if type(e) is UrlEntry]
+    expected = []
+    for loc in locs:
+        try:
+            expected.append(UrlEntry(loc.replace("&amp;", "&").strip()).loc)
+        except Exception:
+            continue
+    assert [e.loc for e in entries] == expected
+    assert len(entries) == len(locs) - 1  # the 700 "é" one is too long once encoded
+    bad = [e for e in events if isinstance(e, Problem) and e.code == "SM118"]
+    assert bad[0].location.loc == "https://example.com/grüße?q=é&x=1#ß"  # type: ignore[union-attr]
+
+
+def test_columns_after_non_ascii_blocks_on_one_line() -> None:
+    # libxml2 counts columns in characters: the hand-over shift must too.
+    blocks = "".join(f"<url><loc>https://example.com/ü€{i}</loc></url>" for i in range(20))
+    data = f'<urlset xmlns="{NS}">{blocks}<url><loc>x</loc><bad></url></urlset>'.encode()
+    problem = _same_both_ways(data)[-1]
+    assert getattr(problem, "code", None) == "SM104"
+    assert problem.location.column == len(f'<urlset xmlns="{NS}">{blocks}<url><loc>x</loc><bad></url>') + 1  # type: ignore[union-attr]
+
+
 def test_error_after_the_lane_keeps_lines_columns_and_message_lines() -> None:
     blocks = "".join(f"<url>\n  <loc>https://example.com/{i}</loc>\n</url>\n" for i in range(40))
     data = f'<?xml version="1.0"?>\n<urlset xmlns="{NS}">\n{blocks}<url><loc>x</loc><bad></url>\n</urlset>\n'
@@ -159,12 +231,23 @@ LOCS = ["https://example.com/a", "https://example.com/a", "http://example.com/b?
         "\n    https://example.com/nl\n  ", "https://example.com/with space", "/relative", "", "None",
         "https://example.com/" + "x" * 2100, "https://exämple.com/ü", "https://example.com/a&amp;b",
         "https://example.com/%zz", "ftp://example.com/f", "https://example.com/gt>", "https://example.com/[x]",
-        "https://example.com/\tt", "https://example.com/a%20b", "HTTPS://EXAMPLE.COM/Up"]
+        "https://example.com/\tt", "https://example.com/a%20b", "HTTPS://EXAMPLE.COM/Up",
+        # issue 13: references and raw non-ASCII, valid and not
+        "https://example.com/p?a=1&amp;b=2&amp;c=3", "https://example.com/d&apos;oh", "https://example.com/&quot;q&quot;",
+        "https://example.com/&lt;x&gt;", "https://example.com/&#233;t&#xE9;", "https://example.com/&#x1F600;",
+        "https://example.com/&#65;&#x0042;&#0000067;", "https://example.com/&#10;nl", "https://example.com/&#13;cr",
+        "https://example.com/&#9;tab", "https://example.com/&#0;", "https://example.com/&#xFFFE;",
+        "https://example.com/&#x110000;", "https://example.com/&#xD800;", "https://example.com/&#123456789;",
+        "https://example.com/&nbsp;", "https://example.com/&amp", "https://example.com/&AMP;",
+        "https://example.com/über/straße", "https://例え.jp/パス?q=値&amp;r=1", "https://example.com/\u0085c1",
+        "https://example.com/\ufffe", "https://example.com/\U0001F600", "https://example.com/ü" + "x" * 2100,
+        "https://example.com/a&amp;amp;b", "https://example.com/%C3%BC"]
 LASTMODS = ["2024-01-01", "2024-02-30", "2024-01-31T10:00:00Z", "2024-01-28T23:59:59.5+13:00",
             "2021-06-15T12:00:00", "yesterday", "", " 2024-05-01 ", "2024-05-01 10:00:00", "2024-13-01",
-            "Tue, 10 Jun 2003 04:00:00 GMT", "2024-05-01T10:00+05:00", "2024"]
-CHANGEFREQS = ["daily", "DAILY", " weekly ", "sometimes", "", "never", "always"]
-PRIORITIES = ["0.5", "1.0", "1.5", "-0", "abc", "", " 0.3 ", "NaN", "0.80"]
+            "Tue, 10 Jun 2003 04:00:00 GMT", "2024-05-01T10:00+05:00", "2024", "2020-08-04T10:23:39&#43;08:00",
+            "2024-05-0&#49;", "2024-05-01&#x20;", "２０２４-01-01"]
+CHANGEFREQS = ["daily", "DAILY", " weekly ", "sometimes", "", "never", "always", "d&#97;ily", "dailyé"]
+PRIORITIES = ["0.5", "1.0", "1.5", "-0", "abc", "", " 0.3 ", "NaN", "0.80", "0&#46;5", "٠.5"]
 ODD_BLOCKS = [
     "<url><loc>https://example.com/c</loc><!-- note --></url>",
     "<url><loc><![CDATA[https://example.com/cdata]]></loc></url>",
@@ -184,6 +267,9 @@ ODD_BLOCKS = [
     "text between",
     "<?pi inside?>",
     "<url><loc>https://example.com/bad</lo></url>",
+    "<!-- generated by a plugin -->", "<!-- a - b -->", "<!-- a -- b -->", "<!-- ends badly --->", "<!---->",
+    "<!-- é -->", "<!-- unclosed", "<!-- <url><loc>https://example.com/in-comment</loc></url> -->",
+    "<url><loc>https://example.com/c1</loc><!-- inside --></url>",
     "<url><loc>https://example.com/i</loc><image:image><image:loc>https://example.com/i.png</image:loc>"
     "</image:image><xhtml:link rel=\"alternate\" hreflang=\"en\" href=\"https://example.com/i\"/></url>",
     "<url><loc>https://example.com/i2</loc><xhtml:link href=\"https://example.com/i2\" hreflang=\"fr\" "
@@ -217,6 +303,12 @@ EXT_ITEMS = [
     '<xhtml:link rel="alternate" hreflang="de" href="http://example.com/b?x=1"/>',
     '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/a"/>',
     '<xhtml:link rel="alternate" hreflang="zz-ZZ" href="https://example.com/a"/>',
+    '<xhtml:link rel="alternate" hreflang="&#101;n" href="https://example.com/&#x61;"/>',
+    '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/grüße?x=1&amp;y=&quot;2&quot;"/>',
+    '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/&#10;x"/>',
+    '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/&#0;x"/>',
+    "<image:image><image:loc>https://example.com/&#x41;.png?s=1&amp;t=2</image:loc></image:image>",
+    "<image:image><image:loc>https://example.com/ü.png</image:loc></image:image>",
 ]
 PROLOGS = [
     '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{ns}">',
@@ -241,7 +333,7 @@ PROLOGS = [
 ]
 ENDINGS = ["</urlset>\n", "</urlset>", "\n</urlset>\n<junk/>", "", "</urlset><url><loc>https://example.com/z</loc></url>",
            "</urlset>\n<!-- tail -->\n"]
-SEPS = ["", "\n", "\r\n", "  ", "\n\n\t"]
+SEPS = ["", "\n", "\r\n", "  ", "\n\n\t", "\n<!-- c -->\n", "<!--x-->", "\r"]
 
 
 @st.composite

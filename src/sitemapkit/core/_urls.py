@@ -15,7 +15,8 @@ import idna
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
 
-__all__ = ["SIMPLE_URI", "iri_to_uri", "is_absolute_http_url", "is_url_source", "normalize_loc"]
+__all__ = ["SIMPLE_IRI", "SIMPLE_URI", "iri_to_uri", "is_absolute_http_url", "is_url_source", "normalize_loc",
+           "simple_iri_to_uri"]
 
 # A URL that is already a plain ASCII URI needs no work: this pattern accepts exactly the strings that
 # iri_to_uri would return unchanged (the hot path of every reader and writer). The path part takes runs of safe
@@ -25,6 +26,14 @@ SIMPLE_URI = re.compile(
     r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
     r"(?:[/?#](?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#]++|%[0-9A-Fa-f]{2})*+)?"
 )
+# An IRI that is a SIMPLE_URI but for non-ASCII characters after the host (a raw IRI path or query, as
+# non-English sites write them): iri_to_uri only percent-encodes those as UTF-8 (pinned against the general path
+# in tests/core/test_urls_iri.py). No surrogates (not encodable), no non-ASCII host (IDNA).
+SIMPLE_IRI = re.compile(
+    r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
+    "[/?#](?:[A-Za-z0-9\\-._~!$&'()*+,;=:@/?#\u0080-\ud7ff\ue000-\U0010ffff]++|%[0-9A-Fa-f]{2})*+"
+)
+_NON_ASCII_RUN = re.compile("[^\x00-\x7f]++")
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 # RFC 3986 reserved + unreserved characters that may stand as they are in path, query and fragment;
 # "%" is kept so existing escapes are never encoded twice (stray ones are fixed first).
@@ -56,6 +65,23 @@ def iri_to_uri(url: str) -> str:
     URL that is not absolute http(s) or whose host cannot be encoded."""
     if SIMPLE_URI.fullmatch(url):
         return url
+    fast = simple_iri_to_uri(url)
+    return fast if fast is not None else _general_iri_to_uri(url)
+
+
+def simple_iri_to_uri(url: str) -> str | None:
+    """``iri_to_uri(url)`` for an IRI of the SIMPLE_IRI form (only non-ASCII characters to percent-encode), else
+    None. An empty query or fragment is dropped by the general path (urlunsplit), so such IRIs are left to it."""
+    if SIMPLE_IRI.fullmatch(url) and "?#" not in url and url[-1] not in "?#":
+        return _NON_ASCII_RUN.sub(_utf8_escapes, url)
+    return None
+
+
+def _utf8_escapes(m: re.Match[str]) -> str:
+    return quote(m[0], safe="", encoding="utf-8", errors="strict")
+
+
+def _general_iri_to_uri(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError as exc:

@@ -25,7 +25,6 @@ read documents both ways (``tests/read/test_fast_lane.py``).
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, Protocol
 
@@ -34,6 +33,7 @@ from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form
 from sitemapkit.core._limits import MAX_LOC_LENGTH
 from sitemapkit.core._model import Changefreq, canonical_url_entry
 from sitemapkit.core._urls import SIMPLE_URI
+from sitemapkit.read._blocks import BLOCK, NotXml, RunSplitter, block_patterns, gap_end, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC
 from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Owner
 
@@ -56,82 +56,6 @@ _PROLOG = re.compile(
     rb"(?:\"[^\"<&]*+\"|'[^'<&]*+'))*+" + _S + rb"*+>",
     re.S,
 )
-# A value: printable ASCII, tab and line feed, without < > & (no markup, no reference, no "]]>", no CR to be
-# normalised, nothing to decode).
-_T = r"([\t\n\x20-\x25\x27-\x3b\x3d\x3f-\x7e]*+)"
-_W = r"[ \t\r\n]*+"
-# An attribute value in double quotes: the same without tab and line feed (which lxml would turn into spaces).
-_V = r'"([\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x7e]*+)"'
-_CORE = (rf"<url>{_W}<loc>{_T}</loc>{_W}(?:<lastmod>{_T}</lastmod>{_W})?+(?:<changefreq>{_T}</changefreq>{_W})?+"
-         rf"(?:<priority>{_T}</priority>{_W})?+")
-_BLOCK = re.compile(rf"{_CORE}()</url>{_W}")  # the empty group stands for the extension run (none here)
-# For the validator a block must also be followed by markup: text after </url> (lxml makes it the element's tail,
-# which the XSD validates with it) leaves the block to lxml, and a block whose next byte has not arrived waits.
-_TAILED = "(?=<)"
-
-
-def _ext_items(image: str | None, xhtml: str | None) -> str:
-    """Alternatives for one extension element: ``<image:image>`` holding only ``<image:loc>``, and an
-    ``<xhtml:link rel="alternate">`` with hreflang and href (four attribute orders), under the root's prefixes."""
-    never = "(?!)"  # an undeclared prefix: the alternative keeps its groups and never matches
-    img = (rf"(<{image}:image>){_W}<{image}:loc>{_T}</{image}:loc>{_W}</{image}:image>" if image is not None
-           else f"{never}()()")
-    if xhtml is not None:
-        s = r"[ \t\r\n]++"
-        rel, lang, href = 'rel="alternate"', f"hreflang={_V}", f"href={_V}"
-        link = (rf"<{xhtml}:link{s}(?:{rel}{s}{lang}{s}{href}|{rel}{s}{href}{s}{lang}|{lang}{s}{href}{s}{rel}"
-                rf"|{href}{s}{lang}{s}{rel}){_W}/>")
-    else:
-        link = never + "()" * 8
-    return f"{img}|{link}"
-
-
-class RunSplitter:
-    """Splits a run of extension elements that a block pattern accepted (so every element in it has one of the
-    lane's forms) into image loc texts and ``(hreflang, href)`` pairs, in document order.
-
-    ``general`` has ten groups per element: the image's start tag (non-empty only for an image) and its loc
-    text, then hreflang and href in the four attribute orders of a link (only one order takes part, so with
-    ``findall`` the value is the first non-empty one, or "" when it is really empty). ``split`` first tries two
-    small patterns, images and links in the common ``rel hreflang href`` order, and uses ``general`` only when
-    some link has another order (fewer groups per element: about twice as fast)."""
-
-    __slots__ = ("_images", "_link_tag", "_links", "general")
-
-    def __init__(self, image: str | None, xhtml: str | None) -> None:
-        self.general = re.compile(_ext_items(image, xhtml))
-        self._images = (re.compile(rf"<{image}:image>{_W}<{image}:loc>{_T}</{image}:loc>").findall
-                        if image is not None else None)
-        s = r"[ \t\r\n]++"
-        self._links = (re.compile(rf'<{xhtml}:link{s}rel="alternate"{s}hreflang={_V}{s}href={_V}').findall
-                       if xhtml is not None else None)
-        self._link_tag = f"<{xhtml}:link"
-
-    def split(self, run: str) -> tuple[list[str], list[tuple[str, str]]]:
-        images: list[str] = self._images(run) if self._images is not None else []
-        if self._links is None:
-            return images, []
-        links: list[tuple[str, str]] = self._links(run)
-        if len(links) == run.count(self._link_tag):
-            return images, links
-        parts: list[tuple[str, ...]] = self.general.findall(run)
-        return images, [(p[2] or p[5] or p[6] or p[9], p[3] or p[4] or p[7] or p[8]) for p in parts if not p[0]]
-
-
-@functools.lru_cache(maxsize=32)
-def _patterns(image: str | None, xhtml: str | None, tailed: bool = False,
-              ) -> tuple[re.Pattern[str], RunSplitter | None]:
-    """The block pattern for a document whose root binds these prefixes (None: not declared), and the splitter
-    of a block's run of extension elements."""
-    end = _TAILED if tailed else ""
-    if image is None and xhtml is None:
-        return (re.compile(_BLOCK.pattern + end) if tailed else _BLOCK), None
-    splitter = RunSplitter(image, xhtml)
-    plain_items = re.sub(r"\((?!\?)", "(?:", splitter.general.pattern)  # without capturing groups
-    block = re.compile(rf"{_CORE}((?:(?:{plain_items}){_W})*+)</url>{_W}{end}")
-    return block, splitter
-
-
 _XMLNS = re.compile(rb"xmlns:([A-Za-z_][A-Za-z0-9_.\-]*+)[ \t\r\n]*+=[ \t\r\n]*+(?:\"([^\"]*+)\"|'([^']*+)')")
 _SAFE_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*+")
 _WS = " \t\r\n"
@@ -142,6 +66,7 @@ _MAX_BLOCK = 16384
 _MAX_PROLOG = 65536
 
 _UNDECIDED, _ON = 0, 1
+_CONTINUATION = re.compile("[\x80-\xbf]").findall
 _CHANGEFREQS = {m.value: m for m in Changefreq}
 _simple_uri = SIMPLE_URI.fullmatch
 
@@ -218,6 +143,8 @@ class CanonicalLane:
 
     #: Blocks must be followed by markup (the validator: text after a block belongs to it for the XSD).
     _TAILED = False
+    #: The wider values (entities, character references, non-ASCII) and comments between blocks (the reader).
+    _EXTENDED = False
 
     def __init__(self) -> None:
         self._state = _UNDECIDED
@@ -227,7 +154,7 @@ class CanonicalLane:
         self._head = b""  # the prolog and root start tag (what lxml was given first)
         self._head_nl = 0  # line feeds in the head
         self._head_col = 0
-        self._block = _BLOCK
+        self._block = BLOCK
         self._items: RunSplitter | None = None
         self.off = False
 
@@ -247,7 +174,7 @@ class CanonicalLane:
             self._state = _ON
             self._head_nl = self._base_nl = head.count(b"\n")
             self._head_col = self._col = end - (head.rfind(b"\n") + 1)
-            self._block, self._items = _patterns(*_prefixes(head), self._TAILED)
+            self._block, self._items = block_patterns(*_prefixes(head), self._TAILED, self._EXTENDED)
             if not self._start(head):
                 self.off = True
                 return b""
@@ -294,7 +221,8 @@ class CanonicalLane:
     # --- scanning ---------------------------------------------------------------------------------------------
     def _scan(self, buf: bytes, *, final: bool) -> bytes:
         text = buf.decode("latin-1")  # one character per byte: positions are byte offsets
-        pos = self._consume(text, len(text) - len(text.lstrip(_WS)), buf)
+        start = gap_end(text) if self._EXTENDED else len(text) - len(text.lstrip(_WS))
+        pos = self._consume(text, start, buf)
         rest = text[pos:]
         if not final and (
             (rest.startswith("<url>") and len(rest) < _MAX_BLOCK and (
@@ -302,6 +230,9 @@ class CanonicalLane:
                 # complete, but what follows it has not arrived (it decides, see _TAILED)
                 or (self._TAILED and rest.count("</url>") == 1 and rest.rstrip(_WS).endswith("</url>"))))
             or "<url>".startswith(rest)
+            # a comment between blocks still arriving
+            or (self._EXTENDED and (("-->" not in rest and rest.startswith("<!--") and len(rest) < _MAX_BLOCK)
+                                    or "<!--".startswith(rest)))
         ):
             self._advance(text, pos)
             self._buf = buf[pos:]
@@ -311,12 +242,15 @@ class CanonicalLane:
         return self._handover(self._base_nl - self._head_nl, buf[pos:])
 
     def _advance(self, text: str, pos: int) -> None:
+        # Columns count characters, as libxml2 does: a UTF-8 continuation byte (0x80-0xBF) adds none.
         nl = text.count("\n", 0, pos)
+        ascii_text = text.isascii()
         if nl:
             self._base_nl += nl
-            self._col = pos - (text.rfind("\n", 0, pos) + 1)
+            start = text.rfind("\n", 0, pos) + 1
+            self._col = pos - start - (0 if ascii_text else len(_CONTINUATION(text, start, pos)))
         else:
-            self._col += pos
+            self._col += pos - (0 if ascii_text else len(_CONTINUATION(text, 0, pos)))
 
     def _line_at_buf_start(self) -> int:
         """Document line of the first byte of the buffer being scanned (1-based, counted from the head)."""
@@ -354,6 +288,7 @@ class FastUrlset(CanonicalLane):
     """The reader's lane: canonical blocks become entries exactly as the element path builds them."""
 
     __slots__ = ("_e",)
+    _EXTENDED = True
 
     def __init__(self, engine: UrlsetEngine) -> None:
         super().__init__()
@@ -381,13 +316,26 @@ class FastUrlset(CanonicalLane):
         cline = self._line_at_buf_start() + e._line_offset  # document line at text[cpos]
         images: tuple[Image, ...] = ()
         alternates: tuple[Alternate, ...] = ()
+        # Values need decoding only where the buffer has a reference or a non-ASCII byte (checked once, in C).
+        decode = not buf.isascii() or b"&" in buf
         for m in self._block.finditer(text, pos):
             start = m.start()
             if start != pos:
                 break
             raw, lm, cf, pr, run = m.groups()
+            if decode:
+                try:
+                    raw = xml_value(raw)
+                    if lm is not None:
+                        lm = xml_value(lm)
+                    if cf is not None:
+                        cf = xml_value(cf)
+                    if pr is not None:
+                        pr = xml_value(pr)
+                except (NotXml, UnicodeDecodeError):
+                    break
             if run:
-                got = self._extensions(run)
+                got = self._extensions(run, decode)
                 if got is None:
                     break  # an extension this lane does not build: lxml reads this block and the rest
                 images, alternates = got
@@ -446,12 +394,18 @@ class FastUrlset(CanonicalLane):
         e._col_fix = self._col
         return b"\n" + rest
 
-    def _extensions(self, run: str) -> tuple[tuple[Image, ...], tuple[Alternate, ...]] | None:
+    def _extensions(self, run: str, decode: bool) -> tuple[tuple[Image, ...], tuple[Alternate, ...]] | None:
         """Images and alternates of a run of extension elements, or None when one is not in the form whose
         value the element path builds without a problem (then the block is left to lxml)."""
         items = self._items
         assert items is not None
         image_texts, pairs = items.split(run)
+        if decode:
+            try:
+                image_texts = [xml_value(t) for t in image_texts]
+                pairs = [(xml_value(h), xml_value(u)) for h, u in pairs]
+            except (NotXml, UnicodeDecodeError):
+                return None
         images: list[Image] = []
         alternates: list[Alternate] = []
         for text in image_texts:

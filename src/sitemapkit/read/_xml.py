@@ -20,7 +20,7 @@ from sitemapkit.core._extensions import Alternate, Image, News, Video
 from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form, parse_lastmod_lenient
 from sitemapkit.core._limits import MAX_LOC_LENGTH
 from sitemapkit.core._model import Changefreq, SitemapRef, UrlEntry, canonical_url_entry
-from sitemapkit.core._urls import SIMPLE_URI
+from sitemapkit.core._urls import SIMPLE_URI, simple_iri_to_uri
 from sitemapkit.read import _codes as C
 from sitemapkit.read import _lane as _fast
 from sitemapkit.read._fields import (
@@ -342,6 +342,9 @@ class XmlEngine(XmlStream, ExtensionReaders):
             if ext is None and images is None and alternates is None:
                 if canonical:
                     entry = canonical_url_entry(s, lastmod, changefreq, priority)
+                elif (uri := simple_iri_to_uri(s)) is not None and len(uri) <= MAX_LOC_LENGTH:
+                    # a raw IRI needing only UTF-8 escapes: the loc UrlEntry would normalise it to, built directly
+                    entry = canonical_url_entry(uri, lastmod, changefreq, priority)
                 else:
                     entry = UrlEntry(s, lastmod, changefreq, priority)
             else:
