@@ -2,25 +2,31 @@
 
 Most urlsets are machine-written and look the same from the first ``<url>`` to the last::
 
-    <url><loc>https://example.com/a</loc><lastmod>2024-05-01</lastmod><changefreq>daily</changefreq>
+    <url><loc>https://example.com/a?p=1&amp;q=2</loc><lastmod>2024-05-01</lastmod><changefreq>daily</changefreq>
     <priority>0.5</priority></url>
 
-For such a block the element tree has nothing to add: there is no markup inside the values, no entity, no comment,
-no attribute, no namespace prefix. :class:`FastUrlset` matches these blocks with one regular expression (C, no
-Python objects per element) and hands the four texts to the engine, which builds the entry exactly as it does from
-lxml elements. It is used only while every block is canonical:
+For such a block the element tree has nothing to add: there is no markup inside the values, no attribute, no
+namespace prefix. :class:`FastUrlset` matches these blocks with one regular expression (C, no Python objects per
+element; the patterns are in ``_blocks``) and hands the four texts to the engine, which builds the entry exactly as
+it does from lxml elements. Values may hold the five predefined entities, numeric character references and UTF-8
+non-ASCII characters (raw IRIs): they are decoded as XML does (``_blocks.xml_value``), and a reference XML forbids
+(``&#0;``, U+FFFE) leaves the block to lxml. Comments between blocks are skipped. It is used only while every block
+is canonical:
 
 * It starts after the prolog (XML declaration, comments, PIs) and the ``<urlset ...>`` start tag, which are fed to
   lxml first, so a broken root tag is reported before any entry, as before.
-* At the first byte that is not whitespace or a complete canonical block (an extension element, a comment, CDATA,
-  an entity, a non-ASCII character, a different child order, ``</urlset>`` at the end), it **bails out** for the
-  rest of the document: lxml gets the remaining bytes, after a line break and column shift that keep every line
-  and column lxml reports equal to the original document's. What lxml then sees is the original document with the
-  blocks already read replaced by whitespace, so what it reports about the rest is what it reported before.
+* At the first byte that is not whitespace, a plain comment or a complete canonical block (an extension element
+  other than a plain image or hreflang link, CDATA, another entity, a different child order, ``</urlset>`` at the
+  end), it **bails out** for the rest of the document: lxml gets the remaining bytes, after a line break and column
+  shift (in characters, as libxml2 counts them) that keep every line and column lxml reports equal to the original
+  document's. What lxml then sees is the original document with the blocks already read replaced by whitespace, so
+  what it reports about the rest is what it reported before.
 
-Canonical blocks are well-formed by construction (values are printable ASCII without ``<``, ``>`` and ``&``), so
-nothing lxml would have said about them is lost. The equivalence with the element path is pinned by tests that
-read documents both ways (``tests/read/test_fast_lane.py``).
+Canonical blocks are well-formed by construction (no ``<`` or ``>`` in values, ``&`` only in a reference the lane
+decodes, characters valid UTF-8 by the time they reach it), so nothing lxml would have said about them is lost.
+The equivalence with the element path is pinned by tests that read documents both ways
+(``tests/read/test_fast_lane.py``); ``benchmarks/lane_share.py`` measures how much of the real-world corpus the
+lane reads.
 """
 
 from __future__ import annotations
