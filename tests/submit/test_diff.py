@@ -121,6 +121,27 @@ def test_text_and_csv_output(pair: tuple[str, str]) -> None:
     assert len(rows) == 1 + len(EXPECTED)
 
 
+def test_long_diffs_are_written_whole_in_every_format(tmp_path: Path) -> None:
+    # Output is written in batches (4,096 lines, 64 KiB of CSV): a diff spanning several batches must come out
+    # exactly as the changes are, line for line, in order.
+    n = 10_000
+    old, new = tmp_path / "old.xml", tmp_path / "new.xml"
+    old.write_text(urlset(*(url(f"https://e.com/{i:05d}", "<lastmod>2024-01-01</lastmod>") for i in range(n))))
+    new.write_text(urlset(*(url(f"https://e.com/{i:05d}", f"<lastmod>2024-01-0{1 + (i % 3 == 0)}</lastmod>")
+                            for i in range(n // 2, n + n // 2))))
+    with diff_sources(str(old), str(new)) as result:
+        changes = list(result)
+    assert len(changes) > 2 * 4096
+    text = CliRunner().invoke(cli, ["diff", str(old), str(new), "-q"]).stdout
+    marks = {"added": "+", "removed": "-", "changed": "~"}
+    assert text == "".join(f"{marks[c.change]} {c.loc}" + (f"  ({', '.join(c.fields)})" if c.fields else "") + "\n"
+                           for c in changes)
+    data = json.loads(CliRunner().invoke(cli, ["diff", str(old), str(new), "--format", "json", "-q"]).stdout)
+    assert data["changes"] == [c.to_dict() for c in changes]
+    rows = CliRunner().invoke(cli, ["diff", str(old), str(new), "--format", "csv", "-q"]).stdout.splitlines()
+    assert rows == ["loc,change,fields"] + [f"{c.loc},{c.change},{' '.join(c.fields)}" for c in changes]
+
+
 def test_atom_feed_reads_back_as_an_atom_feed(pair: tuple[str, str], tmp_path: Path) -> None:
     feed = tmp_path / "changes.atom"
     result = CliRunner().invoke(cli, ["diff", *pair, "--format", "atom", "-o", str(feed), "-q",

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -43,27 +44,59 @@ class _Counts:
         return f"reading: {plural(self.old, 'old URL')}, {plural(self.new, 'new URL')}"
 
 
+_BATCH = 4096  # lines per write(): one call per line costs more than the line itself on long diffs
+
+
+def _batched(out: IO[str], lines: Iterable[str]) -> None:
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= _BATCH:
+            out.write("".join(batch))
+            batch.clear()
+    if batch:
+        out.write("".join(batch))
+
+
+def _text_lines(result: SourceDiff) -> Iterator[str]:
+    for change in result:
+        line = f"{_MARK[change.change]} {escape_controls(change.loc)}"
+        if change.fields:
+            line += f"  ({', '.join(change.fields)})"
+        yield line + "\n"
+
+
+def _json_items(result: SourceDiff) -> Iterator[str]:
+    for i, change in enumerate(result):
+        yield ("," if i else "") + "\n  " + escape_json_controls(json.dumps(change.to_dict(), ensure_ascii=False))
+
+
+def _csv_rows(result: SourceDiff) -> Iterator[str]:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(("loc", "change", "fields"))
+    for change in result:
+        writer.writerow((change.loc, change.change, " ".join(change.fields)))
+        if buf.tell() >= 65536:
+            yield buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+    yield buf.getvalue()
+
+
 def _write(result: SourceDiff, fmt: str, out: IO[str], feed_url: str | None, hubs: tuple[str, ...]) -> None:
     if fmt == "atom":
         write_atom(out, result, counts=result.counts, feed_url=feed_url, hubs=hubs)
     elif fmt == "json":
         head = json.dumps(result.counts.to_dict())[:-1]
         out.write(head + ', "changes": [')
-        for i, change in enumerate(result):
-            item = escape_json_controls(json.dumps(change.to_dict(), ensure_ascii=False))
-            out.write(("," if i else "") + "\n  " + item)
+        _batched(out, _json_items(result))
         out.write("\n]}\n" if result.counts.differ else "]}\n")
     elif fmt == "csv":
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(("loc", "change", "fields"))
-        for change in result:
-            writer.writerow((change.loc, change.change, " ".join(change.fields)))
+        for chunk in _csv_rows(result):
+            out.write(chunk)
     else:
-        for change in result:
-            line = f"{_MARK[change.change]} {escape_controls(change.loc)}"
-            if change.fields:
-                line += f"  ({', '.join(change.fields)})"
-            out.write(line + "\n")
+        _batched(out, _text_lines(result))
 
 
 @contextmanager
