@@ -33,7 +33,6 @@ SIMPLE_IRI = re.compile(
     r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
     "[/?#](?:[A-Za-z0-9\\-._~!$&'()*+,;=:@/?#\u0080-\ud7ff\ue000-\U0010ffff]++|%[0-9A-Fa-f]{2})*+"
 )
-_NON_ASCII_RUN = re.compile("[^\x00-\x7f]++")
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 # RFC 3986 reserved + unreserved characters that may stand as they are in path, query and fragment;
 # "%" is kept so existing escapes are never encoded twice (stray ones are fixed first).
@@ -73,12 +72,17 @@ def simple_iri_to_uri(url: str) -> str | None:
     """``iri_to_uri(url)`` for an IRI of the SIMPLE_IRI form (only non-ASCII characters to percent-encode), else
     None. An empty query or fragment is dropped by the general path (urlunsplit), so such IRIs are left to it."""
     if SIMPLE_IRI.fullmatch(url) and "?#" not in url and url[-1] not in "?#":
+        # every UTF-8 byte of a non-ASCII character as %XX, as quote() does (a table: ~6x faster than quote)
         return _NON_ASCII_RUN.sub(_utf8_escapes, url)
     return None
 
 
+_NON_ASCII_RUN = re.compile("[^\x00-\x7f]++")
+_BYTE_ESCAPES = [f"%{b:02X}" for b in range(256)]
+
+
 def _utf8_escapes(m: re.Match[str]) -> str:
-    return quote(m[0], safe="", encoding="utf-8", errors="strict")
+    return "".join([_BYTE_ESCAPES[b] for b in m[0].encode("utf-8")])
 
 
 def _general_iri_to_uri(url: str) -> str:

@@ -147,5 +147,10 @@ def xml_value(v: str) -> str:
         if "\ufffe" in v or "\uffff" in v:  # not XML characters (the only ones UTF-8 can encode)
             raise NotXml
     if "&" in v:
-        v = _REFS.sub(_char, v)
+        if "&#" in v:
+            return _REFS.sub(_char, v)
+        # Only the five named entities (every "&" here starts one, by the pattern): replaced in C, "&amp;" last so
+        # "&amp;lt;" stays "&lt;".
+        v = v.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'")
+        return v.replace("&amp;", "&")
     return v
