@@ -26,44 +26,22 @@ def cli() -> None:
     """
 
 
-# Commands register here, one line each.
-# from sitemapkit.cli._generate import generate; cli.add_command(generate)
-from sitemapkit.cli._discover import discover  # noqa: E402
-
-cli.add_command(discover)
-from sitemapkit.cli._generate import generate  # noqa: E402
-
-cli.add_command(generate)
-from sitemapkit.cli._urls import urls  # noqa: E402
-
-cli.add_command(urls)
-from sitemapkit.cli._validate import validate  # noqa: E402
-
-cli.add_command(validate)
-from sitemapkit.cli._crawl import crawl  # noqa: E402
-
-cli.add_command(crawl)
-from sitemapkit.cli._serve import serve  # noqa: E402
-
-cli.add_command(serve)
-from sitemapkit.cli._web import web  # noqa: E402
-
-cli.add_command(web)
-from sitemapkit.cli._diff import diff  # noqa: E402
-
-cli.add_command(diff)
-from sitemapkit.cli._robots import robots  # noqa: E402
-
-cli.add_command(robots)
-from sitemapkit.cli._submit import submit  # noqa: E402
-
-cli.add_command(submit)
-from sitemapkit.cli._harvest import harvest  # noqa: E402
-
-cli.add_command(harvest)
-from sitemapkit.cli._audit import audit_command  # noqa: E402
-
-cli.add_command(audit_command)
+# Commands register here, one line each: imported on first use, so a command starts without loading the others
+# (the crawler, the web app, the validator) and their dependencies.
+cli.add_lazy_commands({
+    "discover": ("sitemapkit.cli._discover", "discover"),
+    "generate": ("sitemapkit.cli._generate", "generate"),
+    "urls": ("sitemapkit.cli._urls", "urls"),
+    "validate": ("sitemapkit.cli._validate", "validate"),
+    "crawl": ("sitemapkit.cli._crawl", "crawl"),
+    "serve": ("sitemapkit.cli._serve", "serve"),
+    "web": ("sitemapkit.cli._web", "web"),
+    "diff": ("sitemapkit.cli._diff", "diff"),
+    "robots": ("sitemapkit.cli._robots", "robots"),
+    "submit": ("sitemapkit.cli._submit", "submit"),
+    "harvest": ("sitemapkit.cli._harvest", "harvest"),
+    "audit": ("sitemapkit.cli._audit", "audit_command"),
+})
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -12,18 +12,21 @@ The rules every command follows (and states in its ``--help``, see :data:`COMMON
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.text import Text
+
+if TYPE_CHECKING:  # rich is imported when a console is made: a run whose stderr is not a terminal needs none
+    from rich.console import Console
+    from rich.text import Text
 
 from sitemapkit.core._errors import ConfigurationError, InvalidValueError, SitemapkitError
 from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
@@ -38,6 +41,7 @@ __all__ = [
     "PROGRESS_INTERVAL_ENV",
     "CommandGroup",
     "Interrupted",
+    "LazyCommands",
     "Progress",
     "check_sources",
     "emit_json",
@@ -87,14 +91,26 @@ def _interrupted(exc: BaseException) -> bool:
     return False
 
 
+def _add_epilog(cmd: click.Command) -> None:
+    if not cmd.epilog:
+        cmd.epilog = COMMON_EPILOG
+
+
 class CommandGroup(click.Group):
     """The ``sitemapkit`` group: every command gets :data:`COMMON_EPILOG`, and Ctrl-C anywhere in a command
     becomes :class:`Interrupted` (click would print "Aborted!" and exit 1)."""
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        if not cmd.epilog:
-            cmd.epilog = COMMON_EPILOG
+        _add_epilog(cmd)
         super().add_command(cmd, name)
+
+    def add_lazy_commands(self, specs: dict[str, tuple[str, str]]) -> None:
+        """Register commands by ``name: (module, attribute)``, each imported when first used (see
+        :class:`LazyCommands`)."""
+        lazy = LazyCommands(specs, on_load=_add_epilog)
+        for name in list(self.commands):
+            lazy[name] = self.commands[name]
+        self.commands = lazy
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -105,6 +121,47 @@ class CommandGroup(click.Group):
             if isinstance(exc, SystemExit) or not _interrupted(exc):
                 raise
             raise Interrupted() from None
+
+
+class LazyCommands(MutableMapping[str, click.Command]):
+    """The group's commands, each imported on first use: ``sitemapkit urls`` loads the ``urls`` module and what
+    it needs, not the crawler, the web app or the validator (their imports are most of a command's start-up
+    time). ``specs`` maps a command name to ``(module, attribute)``; ``on_load`` sees each command once, when it
+    is imported (the group adds its epilog there, as ``add_command`` does). Listing the names imports nothing;
+    ``--help`` of the group imports every command (it shows each one's short help)."""
+
+    def __init__(self, specs: dict[str, tuple[str, str]], on_load: Callable[[click.Command], None]) -> None:
+        self._specs = dict(specs)
+        self._loaded: dict[str, click.Command] = {}
+        self._on_load = on_load
+
+    def __getitem__(self, name: str) -> click.Command:
+        command = self._loaded.get(name)
+        if command is None:
+            module, attr = self._specs[name]  # KeyError for an unknown name, as a dict
+            command = getattr(importlib.import_module(module), attr)
+            assert isinstance(command, click.Command)
+            self._on_load(command)
+            self._loaded[name] = command
+        return command
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._specs.pop(name, None)
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        if self._specs.pop(name, None) is None and name not in self._loaded:
+            raise KeyError(name)
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**dict.fromkeys(self._specs), **dict.fromkeys(self._loaded)})
+
+    def __len__(self) -> int:
+        return len(self._specs.keys() | self._loaded.keys())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs or name in self._loaded
 
 
 #: Something written as a URL (``scheme:/...``, ``scheme://...``), as opposed to a file path.
@@ -143,7 +200,6 @@ class Progress:
 
     def __init__(self, describe: Callable[[], str], *, quiet: bool = False) -> None:
         self._describe = describe
-        self._console = stderr_console()
         self._quiet = quiet
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -160,8 +216,8 @@ class Progress:
     def __enter__(self) -> Progress:
         if self._quiet:
             return self
-        if self._console.is_terminal:
-            self._status = self._console.status(self._text())
+        if _may_be_terminal(sys.stderr) and (console := stderr_console()).is_terminal:
+            self._status = console.status(self._text())
             self._status.__enter__()
             target = self._refresh_status
         else:
@@ -183,6 +239,8 @@ class Progress:
 
     def _text(self) -> Text:
         """The live line: plain text (a URL in it is neither markup nor control sequences)."""
+        from rich.text import Text
+
         return Text(escape_controls(self._describe()))
 
     def _print_lines(self) -> None:
@@ -193,8 +251,21 @@ class Progress:
                 return
 
 
+def _may_be_terminal(stream: Any) -> bool:
+    """False only when rich's ``Console.is_terminal`` is sure to say False for ``stream`` (not a tty, and no
+    ``TTY_COMPATIBLE=1`` or non-empty ``FORCE_COLOR`` telling it otherwise): then no console needs to be made."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def stderr_console() -> Console:
     """Console for progress and diagnostics: always stderr, so stdout stays machine-readable."""
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 import click
@@ -35,20 +36,55 @@ __all__ = ["urls"]
 _CSV_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "kind", "source")
 
 
+class _Pieces:
+    """A write-only stream that keeps what is written (csv.writer's sink: rows are joined and written at once)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.write = self.parts.append
+
+
 class _Output:
-    """Writes entries in the chosen format to stdout (buffered; one line per entry)."""
+    """Writes entries in the chosen format to ``stream``, a batch of entries in one ``write`` (a ``write`` per
+    URL cost more than reading it). Lines are built exactly as one at a time would be; :meth:`write_many`
+    writes before it returns, so nothing waits in here while the next document is read (or a problem printed)."""
 
     def __init__(self, fmt: str, stream: TextIO) -> None:
         self.fmt = fmt
         self.stream = stream
+        self._pieces = _Pieces()
         self._csv = None
         if fmt == "csv":
-            self._csv = csv.writer(stream, lineterminator="\n")
+            self._csv = csv.writer(self._pieces, lineterminator="\n")
             self._csv.writerow(_CSV_COLUMNS)
+            self._drain()
+
+    def _drain(self) -> None:
+        parts = self._pieces.parts
+        if parts:
+            text = "".join(parts)
+            parts.clear()
+            self.stream.write(text)
 
     def write(self, item: UrlEntry | SitemapRef, source: str) -> None:
+        self._add(item, source)
+        self._drain()
+
+    def write_many(self, items: Sequence[UrlEntry], source: str) -> None:
         if self.fmt == "text":
-            self.stream.write(escape_controls(item.loc) + "\n")  # a loc cannot drive the terminal
+            locs = [item.loc for item in items]
+            joined = "".join(locs)
+            if escape_controls(joined) == joined:  # no loc needs escaping (the usual case): one join
+                if locs:
+                    self.stream.write("\n".join(locs) + "\n")
+                return
+        for item in items:
+            self._add(item, source)
+        self._drain()
+
+    def _add(self, item: UrlEntry | SitemapRef, source: str) -> None:
+        if self.fmt == "text":
+            self._pieces.write(escape_controls(item.loc) + "\n")  # a loc cannot drive the terminal
             return
         if self._csv is not None:
             kind = "url" if isinstance(item, UrlEntry) else "sitemap"
@@ -62,7 +98,19 @@ class _Output:
             return
         d = entry_to_dict(item)
         d["source"] = source
-        self.stream.write(escape_json_controls(json.dumps(d, ensure_ascii=False)) + "\n")
+        self._pieces.write(escape_json_controls(json.dumps(d, ensure_ascii=False)) + "\n")
+
+
+def _first_seen(entries: Sequence[UrlEntry], seen: set[str]) -> list[UrlEntry]:
+    """The entries whose loc is not in ``seen`` yet (the first of equal locs), adding their locs to it."""
+    fresh: list[UrlEntry] = []
+    add = seen.add
+    for entry in entries:
+        loc = entry.loc
+        if loc not in seen:
+            add(loc)
+            fresh.append(entry)
+    return fresh
 
 
 class _Counts:
@@ -139,20 +187,18 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
     try:
         for source in sources:
             name = "<stdin>" if source == "-" else source
-            walked = is_url_source(source) and follow
+            is_url = is_url_source(source)
+            walked = is_url and follow
             try:
                 with Progress(progress.describe, quiet=quiet):
                     events = open_sources([source], follow=follow, settings=settings, strict=strict,
-                                          on_item=progress.node, batches=True)
+                                          on_item=progress.node, batches=True, file_batches=True)
                     for event in events:
                         if isinstance(event, EntryBatch):
                             progress.entries(len(event.entries))
-                            for entry in event.entries:
-                                if unique:
-                                    if entry.loc in seen:
-                                        continue
-                                    seen.add(entry.loc)
-                                out.write(entry, event.sitemap)
+                            entries = _first_seen(event.entries, seen) if unique else event.entries
+                            # a file's runs are named by the source as given ("<stdin>" for -), as single events
+                            out.write_many(entries, event.sitemap if is_url else name)
                             for problem in event.problems:
                                 failed = failed or problem.severity is Severity.ERROR
                                 stream.flush()

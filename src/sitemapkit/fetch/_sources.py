@@ -196,8 +196,28 @@ def _first_chunk(read: Callable[[int], bytes]) -> bytes:
     return chunk
 
 
+def _runs(source: str, events: list[Event]) -> Iterator[SourceEvent | EntryBatch]:
+    """``events`` with each run of consecutive URL entries as one :class:`EntryBatch` (document order kept):
+    a caller that prints entries handles a run at a time instead of paying a generator step per URL."""
+    if all(ev.__class__ is UrlEntry for ev in events):  # the usual step: entries only, one batch
+        if events:
+            yield EntryBatch(source, tuple(events))  # type: ignore[arg-type]
+        return
+    run: list[UrlEntry] = []
+    for ev in events:
+        if isinstance(ev, UrlEntry):
+            run.append(ev)
+            continue
+        if run:
+            yield EntryBatch(source, tuple(run))
+            run.clear()
+        yield ev
+    if run:
+        yield EntryBatch(source, tuple(run))
+
+
 def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool,
-                 max_bytes: int) -> Iterator[SourceEvent]:
+                 max_bytes: int, runs: bool = False) -> Iterator[SourceEvent | EntryBatch]:
     parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions)
     kept: list[bytes] | None = [] if keep_bytes else None
     entries = 0
@@ -221,6 +241,12 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
             if kept is not None and chunk:
                 kept.append(chunk)
             for events in chain(batches, _close_when_stopped(parser, chunk)):
+                if runs and not positions:
+                    for out in _runs(source, events):
+                        if isinstance(out, EntryBatch):
+                            entries += len(out.entries)
+                        yield out
+                    continue
                 for ev in events:
                     item = ev.item if isinstance(ev, Located) else ev
                     if isinstance(item, UrlEntry):
@@ -259,6 +285,7 @@ def open_sources(
     strict: bool = False,
     on_item: Callable[[Discovery | SitemapNode], None] | None = None,
     batches: bool = False,
+    file_batches: bool = False,
 ) -> Iterator[SourceEvent | EntryBatch]:
     """Read every SOURCE in order and stream its events (see the module docstring).
 
@@ -267,7 +294,10 @@ def open_sources(
     files (URL documents are read leniently, positions off). ``on_item`` is called with each
     :class:`Discovery` and :class:`SitemapNode` as soon as it is known (for progress on stderr). With
     ``batches=True`` the entries of fetched sitemaps arrive as :class:`EntryBatch` (which names the sitemap they
-    came from, and carries the problems found meanwhile) instead of one :class:`UrlEntry` at a time.
+    came from, and carries the problems found meanwhile) instead of one :class:`UrlEntry` at a time;
+    ``file_batches=True`` does the same for files (without ``positions``): each run of consecutive entries of a
+    file is one :class:`EntryBatch` named by the source as given (``-`` for standard input), with no problems
+    (those stay single events, in document order).
     Every problem of a fetched document is streamed, as for a file: the same document gives the same problems
     from disk and over HTTP.
     Files that cannot be opened raise :class:`OSError` (the CLI boundary turns it into a message)."""
@@ -278,7 +308,7 @@ def open_sources(
             if source != "-" and not os.path.exists(source):
                 raise FileNotFoundError(2, "No such file or directory", source)
             yield from _file_events(source, keep_bytes=keep_bytes, positions=positions, strict=strict,
-                                    max_bytes=cfg.max_bytes)
+                                    max_bytes=cfg.max_bytes, runs=file_batches)
             continue
         opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes, stream_problems=True)
 

@@ -405,15 +405,18 @@ class _Walker:
             # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
             for events in chain.from_iterable(parser.close_steps() if start is None
                                               else parser.feed_steps(body[start : start + step]) for start in starts):
-                batch: list[UrlEntry] = []
-                for ev in events:
-                    item = getattr(ev, "item", ev)  # a Located wrapper (positions=True) unwraps to its item
-                    if isinstance(item, UrlEntry):
-                        batch.append(item)
-                    elif isinstance(item, SitemapRef):
-                        children.append(item)
-                    elif isinstance(item, Problem):
-                        problems.add(item)
+                # The common case, a slice of URL entries only, in one pass; anything else takes the loop below.
+                batch: list[UrlEntry] = [ev for ev in events if ev.__class__ is UrlEntry]
+                if len(batch) != len(events):
+                    batch = []
+                    for ev in events:
+                        item = getattr(ev, "item", ev)  # a Located wrapper (positions=True) unwraps to its item
+                        if isinstance(item, UrlEntry):
+                            batch.append(item)
+                        elif isinstance(item, SitemapRef):
+                            children.append(item)
+                        elif isinstance(item, Problem):
+                            problems.add(item)
                 if limit is not None and batch and self.urls + len(batch) >= limit:
                     batch = batch[: max(0, limit - self.urls)]
                     if not self.stopped:
