@@ -67,6 +67,8 @@ class _Engine(Protocol):
 
     def close(self) -> None: ...
 
+    def release(self) -> None: ...
+
 
 class SitemapParser:
     """Incremental reader for every sitemap format.
@@ -194,6 +196,21 @@ class SitemapParser:
             yield self._take()
 
     def _close_steps(self) -> Iterator[None]:
+        try:
+            yield from self._closing()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """The document is over: drop the engine (which points back here, and holds lxml's parser and the tree it
+        built) and the duplicate hashes, so they are freed now rather than at the next cyclic collection (reading
+        many documents in a row would otherwise hold several dead parsers at once)."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.release()
+        self._seen = set()
+
+    def _closing(self) -> Iterator[None]:
         if not self._stopped:
             if not self._gz_decided:
                 yield from self._steps(b"", final=True)  # a document shorter than the gzip magic

@@ -53,6 +53,11 @@ class TextEngine:
         if text:
             self._lines(text, final=False)
 
+    def release(self) -> None:
+        """The document is over: nothing here refers back to this engine (the owner drops it)."""
+        self._dead = True
+        self._buf = ""
+
     def close(self) -> None:
         if self._dead:
             return

@@ -74,6 +74,10 @@ _URL_START = re.compile(r"https?://", re.IGNORECASE)
 _simple_uri = SIMPLE_URI.fullmatch
 
 
+def _released(_el: Any) -> None:
+    raise AssertionError("an item after the document was released")
+
+
 class XmlEngine(XmlStream, ExtensionReaders):
     """Feeds UTF-8 bytes to lxml and turns complete items into entries (one instance per document).
 
@@ -144,6 +148,11 @@ class XmlEngine(XmlStream, ExtensionReaders):
         }[self.kind]
         lane = _fast.ENABLED and self.kind is DocumentKind.URLSET and self._tag_filtered
         self._fast = _fast.FastUrlset(self) if lane else None
+
+    def _release_handlers(self) -> None:
+        # the item handler is a method bound to this engine: a cycle that would keep it (and lxml's parser, until
+        # the next cyclic collection) alive
+        self._handle = _released
 
     # --- classification ---------------------------------------------------------------------------------------
     def _classify(self, tag: object) -> int:

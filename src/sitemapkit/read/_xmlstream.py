@@ -309,6 +309,18 @@ class XmlStream:
         self._drain()
         self._report_pending()
 
+    def release(self) -> None:
+        """The document is over (closed or stopped): drop lxml's parser and the references that make cycles (the
+        handler bound to this engine, the lane pointing back), so everything is freed without waiting for the
+        cyclic garbage collector."""
+        self._dead = True
+        self._fast = None
+        self._p = None
+        self._release_handlers()
+
+    def _release_handlers(self) -> None:
+        """What the engine built on itself (bound methods), dropped by the subclass."""
+
     def _report_pending(self) -> None:
         pending, self._pending = self._pending, []
         for pc, message, line in pending:
