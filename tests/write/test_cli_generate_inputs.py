@@ -143,7 +143,7 @@ def test_allow_cross_host_writes_them(tmp_path: Path) -> None:
 def test_quote_errors_are_csv_errors(line: str) -> None:
     import csv
 
-    from sitemapkit.write._inputs import _csv_row
+    from sitemapkit.write._lists import _csv_row
 
     with pytest.raises(csv.Error):
         _csv_row(line)

@@ -26,11 +26,18 @@ import click
 from sitemapkit.cli._common import print_problem
 from sitemapkit.cli._static_site import SiteRun, iter_static_site
 from sitemapkit.core import CODES, InputError, Location, Problem, SitemapRef, UrlEntry
-from sitemapkit.fetch._sources import local_child
 from sitemapkit.read import DocumentKind, Located, iter_events, sniff
-from sitemapkit.write._inputs import SM612, InputItem, filter_urls, iter_input
+from sitemapkit.write._inputs import (
+    SM612,
+    InputItem,
+    RunItem,
+    filter_urls,
+    items_of_runs,
+    iter_input,
+    iter_input_runs,
+)
 
-__all__ = ["DEFAULT_CAP", "CappedReport", "iter_generate_inputs"]
+__all__ = ["DEFAULT_CAP", "CappedReport", "iter_generate_inputs", "iter_generate_runs"]
 
 #: Problems of one code printed before the rest are only counted.
 DEFAULT_CAP = 20
@@ -109,13 +116,29 @@ def iter_generate_inputs(
 
     A static-site folder's pages are judged as ``crawl`` judges pages (robots.txt, noindex, canonical; see
     ``cli/_static_site.py``): ``site`` collects the exclusions and holds the ``--state`` for lastmod."""
+    yield from items_of_runs(iter_generate_runs(inputs, base_url=base_url, include=include, exclude=exclude,
+                                                skip_files=skip_files, stdin=stdin, site=site))
+
+
+def iter_generate_runs(
+    inputs: Iterable[str],
+    *,
+    base_url: str | None,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    skip_files: frozenset[Path] = frozenset(),
+    stdin: BinaryIO | None = None,
+    site: SiteRun | None = None,
+) -> Iterator[RunItem | InputItem]:
+    """:func:`iter_generate_inputs` with the entries of URL lists (text, CSV, JSONL) in runs
+    (``EntryRun``: many entries and their lines at once); sitemaps, feeds and site folders give items."""
     run = site if site is not None else SiteRun()
     for path in inputs:
         yield from _iter_one(path, base_url, include, exclude, skip_files, stdin, run)
 
 
 def _iter_one(path: str, base_url: str | None, include: Sequence[str], exclude: Sequence[str],
-              skip_files: frozenset[Path], stdin: BinaryIO | None, site: SiteRun) -> Iterator[InputItem]:
+              skip_files: frozenset[Path], stdin: BinaryIO | None, site: SiteRun) -> Iterator[RunItem | InputItem]:
     if path != "-" and os.path.isdir(path):
         if base_url is None:
             raise InputError(f"{path} is a folder: a base URL is needed to turn its files into URLs")
@@ -138,8 +161,7 @@ def _iter_one(path: str, base_url: str | None, include: Sequence[str], exclude: 
         stream = None
     kind = _sitemap_kind(prefix, source)
     if kind is None:  # a URL list, CSV or JSONL: the write layer's readers
-        yield from iter_input(path, base_url=base_url, include=include, exclude=exclude, skip_files=skip_files,
-                              stdin=stream)
+        yield from iter_input_runs(path, include=include, exclude=exclude, stdin=stream)
         return
     items = _iter_index(path, stream, source) if kind is DocumentKind.INDEX else _iter_document(
         stream if stream is not None else path, source)
@@ -192,6 +214,8 @@ def _iter_ref(ref: SitemapRef, where: Location, folder: Path | None) -> Iterator
         yield SM612.problem(where, f"{ref.loc} not read: an index from standard input has no folder to find its "
                                    "sitemaps in; give the index as a file")
         return
+    from sitemapkit.fetch._sources import local_child  # the fetch layer (and aiohttp) only for an index input
+
     child = local_child(ref.loc, folder)
     if child is None:
         name = PurePosixPath(unquote(urlsplit(ref.loc).path)).name

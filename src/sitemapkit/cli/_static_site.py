@@ -28,6 +28,7 @@ import os
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 import click
@@ -36,11 +37,14 @@ from sitemapkit.core import InputError, Location, Problem, UrlEntry
 from sitemapkit.core._atomic import atomic_text
 from sitemapkit.core._errors import ConfigurationError
 from sitemapkit.core._lastmod import LastMod
-from sitemapkit.crawl import Reason, UrlNormalizer, extract_page
-from sitemapkit.crawl._fingerprint import honest_lastmod
-from sitemapkit.fetch._http import DEFAULT_USER_AGENT
-from sitemapkit.fetch._robots import RobotsTxt
 from sitemapkit.write._inputs import SM610, InputItem, iter_input
+
+if TYPE_CHECKING:
+    from sitemapkit.crawl import Reason, UrlNormalizer
+    from sitemapkit.fetch._robots import RobotsTxt
+
+# The crawler's HTML extraction and fetch's robots.txt are imported where a site folder is read: generate on a URL
+# list starts without them (and without aiohttp, which importing those packages loads).
 
 __all__ = ["SHOWN", "SiteRun", "SiteState", "iter_static_site"]
 
@@ -92,6 +96,8 @@ class SiteState:
 
     def lastmod(self, url: str, fingerprint: str, stated: str | None, observed: str) -> str | None:
         """The page's honest lastmod; records the page for :meth:`save`."""
+        from sitemapkit.crawl._fingerprint import honest_lastmod
+
         previous = self.pages.get(url)
         lastmod = honest_lastmod(fingerprint, previous, stated, observed)
         if previous is None or previous[0] != fingerprint:
@@ -131,6 +137,8 @@ class SiteRun:
 
 
 def _robots(root: Path, base: str) -> RobotsTxt | None:
+    from sitemapkit.fetch._robots import RobotsTxt
+
     path = root / "robots.txt"
     if not path.is_file():
         return None
@@ -163,6 +171,9 @@ def _same_file(url: str, norm: UrlNormalizer) -> set[str]:
 def iter_static_site(root: str, *, base_url: str, include: Sequence[str], exclude: Sequence[str],
                      skip_files: frozenset[Path], run: SiteRun) -> Iterator[InputItem]:
     """The folder's pages that belong in its sitemap (see the module's docstring), with their problems."""
+    from sitemapkit.crawl import Reason, UrlNormalizer, extract_page
+    from sitemapkit.fetch._http import DEFAULT_USER_AGENT
+
     base = base_url if base_url.endswith("/") else base_url + "/"
     robots = _robots(Path(root), base)
     norm = UrlNormalizer()

@@ -45,6 +45,7 @@ __all__ = [
     "Changefreq",
     "SitemapRef",
     "UrlEntry",
+    "canonical_loc_entry",
     "canonical_url_entry",
     "entry_from_dict",
     "entry_to_dict",
@@ -214,6 +215,21 @@ def canonical_url_entry(
         e.__class__ = UrlEntry
         return e  # type: ignore[no-any-return]
     return UrlEntry(loc, lastmod, changefreq, priority, images, videos, news, alternates, mobile)
+
+
+def canonical_loc_entry(loc: str) -> UrlEntry | None:
+    """``UrlEntry(loc)`` built without ``__init__`` when ``loc`` is canonical (``is_canonical_loc``); None
+    otherwise, and the caller builds ``UrlEntry(loc)``, which normalises or raises. A URL list's line: the check
+    and the build in one call (~0.45 us against the constructor's ~1.7 us)."""
+    if loc.__class__ is not str or len(loc) > MAX_LOC_LENGTH or _simple_uri(loc) is None:
+        return None
+    e = _UrlEntryFields()
+    e.loc = loc
+    e.lastmod = e.changefreq = e.priority = e.news = None
+    e.images = e.videos = e.alternates = ()
+    e.mobile = False
+    e.__class__ = UrlEntry
+    return e  # type: ignore[no-any-return]
 
 
 # --- JSON form -------------------------------------------------------------------------------------------

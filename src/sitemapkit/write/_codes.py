@@ -7,8 +7,10 @@ SM610 and SM611, are defined with its inputs (``_inputs.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from sitemapkit.core._model import UrlEntry
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
 
 __all__ = ["SM601", "SM602", "SM603", "SM604", "SM605", "SM606", "SM607", "SM608", "HostCheck", "url_origin"]
@@ -60,6 +62,16 @@ class HostCheck:
     def __init__(self, base_url: str) -> None:
         self.home = url_origin(base_url)
         self._prefix = f"{self.home}/"
+
+    def first_off(self, entries: Sequence[UrlEntry], start: int, stop: int) -> int:
+        """The index of the first of ``entries[start:stop]`` that :meth:`problem` would report, else ``stop``."""
+        prefix = self._prefix
+        home = self.home
+        for i in range(start, stop):
+            loc = entries[i].loc
+            if not loc.startswith(prefix) and url_origin(loc) != home:
+                return i
+        return stop
 
     def problem(self, loc: str, source: str, line: int | None) -> Problem | None:
         """None when ``loc`` is on the base URL's host, else the SM608 problem to report (the entry is skipped)."""

@@ -20,7 +20,6 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -191,6 +190,8 @@ class Publisher:
         return Done(tmp, "html", 0, 0, out.raw, out.stored, utc_now_text())
 
     def _write_xsl(self) -> Done:
+        from importlib import resources  # ~25 ms to import; only --xsl default needs it
+
         tmp = self.tmp_dir / "xsl"
         data = resources.files("sitemapkit.write").joinpath("xsl", XSL_NAME).read_bytes()
         tmp.write_bytes(data)

@@ -92,6 +92,12 @@ def namespace_declarations(used: int) -> str:
 # lone surrogates; U+FFFE and U+FFFF). One regex search decides the fast path: most values contain none.
 _NEEDS_WORK = re.compile("[&<>'\"\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]").search
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]").search
+# Text whose only character needing an entity is "&" (printable ASCII without ' " < >, plus tab/LF/CR): escape()
+# of it is one replace. URLs with a query string are this shape; one charset scan (~0.3 us) instead of escape()'s
+# two regex searches and five replaces (~1.5 us).
+_AMP_ONLY = re.compile("[\t\n\r !#-&(-;=?-~]*+").fullmatch
+# "scheme://authority" and the character ending the authority (a loc's scheme is lowercase http or https).
+_AUTHORITY = re.compile("https?://([^/?#]*)[/?#]").match
 
 
 def escape(text: str) -> str:
@@ -101,6 +107,8 @@ def escape(text: str) -> str:
     surrogates, U+FFFE/U+FFFF): writing them would produce a document no parser accepts."""
     if _NEEDS_WORK(text) is None:
         return text
+    if _AMP_ONLY(text) is not None:
+        return text.replace("&", "&amp;")
     bad = NOT_XML(text)
     if bad is not None:
         raise InvalidEntryError(
@@ -211,12 +219,16 @@ class UrlRenderer:
     after each call, ``pending`` holds the extensions that entry used (the caller merges and clears it, so a
     file that rolls before the entry is not charged with its namespaces). Nothing else is kept."""
 
-    __slots__ = ("_d_image", "_d_mobile", "_d_news", "_d_video", "_d_xhtml", "declared", "pending", "warnings")
+    __slots__ = ("_clean", "_d_image", "_d_mobile", "_d_news", "_d_video", "_d_xhtml", "declared", "pending",
+                 "warnings")
 
     def __init__(self, declared: int, warnings: Warnings) -> None:
         self.declared = declared
         self.pending = 0
         self.warnings = warnings
+        # The last "scheme://authority/" (with the character ending the authority) found to hold nothing that
+        # needs an entity but "&": a loc starting with it and without "'" escapes by one replace (see _escape_loc).
+        self._clean = "\x00"  # no loc starts with it
         # The xmlns attribute each extension element carries: empty when the root declares the namespace.
         # Plain str attributes: looking up an IntFlag in a dict runs Python-level Enum hashing.
         self._d_image = "" if declared & _IMAGE else _xmlns(Extension.IMAGE)
@@ -230,9 +242,11 @@ class UrlRenderer:
         f-string of precomputed fragments (measured 3x faster than concatenation) and no Python-level calls."""
         loc = entry.loc
         # A loc is a URI (the model percent-encodes everything else), so '&' and "'" are the only characters in it
-        # that need an entity; two substring tests are ~5x cheaper than the general regex in escape().
+        # that need an entity; two substring tests are ~5x cheaper than the general regex in escape(). A query
+        # string's '&' on a host already seen clean is one replace (what escape() gives: see _escape_loc).
         if "&" in loc or "'" in loc:
-            loc = escape(loc)
+            known = "'" not in loc and loc.startswith(self._clean)
+            loc = loc.replace("&", "&amp;") if known else self._escape_loc(loc)
         lastmod = entry.lastmod
         if lastmod is None:
             lm = ""
@@ -249,6 +263,18 @@ class UrlRenderer:
         if entry.images or entry.videos or entry.news is not None or entry.alternates or entry.mobile:
             return f"<url><loc>{loc}</loc>{lm}{cf}{pr}{self._extensions(entry)}</url>\n"
         return f"<url><loc>{loc}</loc>{lm}{cf}{pr}</url>\n"
+
+    def _escape_loc(self, loc: str) -> str:
+        """``escape(loc)``, by one replace when only "&" needs an entity. After its authority a loc holds only
+        URI characters ("%"-escapes and RFC 3986's unreserved and reserved ones: the model's ``normalize_loc``
+        percent-encodes everything else, and a loc it keeps as written matches ``SIMPLE_URI``); of these only
+        "&" and "'" need an entity. The authority is kept as written when ASCII (a host may hold '<' or a control
+        character), so it is checked, and remembered when clean: the next loc on that host skips the check."""
+        m = _AUTHORITY(loc)
+        if m is None or "'" in loc or _AMP_ONLY(m.group(1)) is None:
+            return escape(loc)
+        self._clean = m.group()
+        return loc.replace("&", "&amp;")
 
     def _extensions(self, entry: UrlEntry) -> str:
         parts: list[str] = []
@@ -267,7 +293,7 @@ class UrlRenderer:
                         _GOOD_LANGS.add(lang)  # a language tag has no characters to escape
                 href = alt.href
                 if "&" in href or "'" in href:  # a URI, see render()
-                    href = escape(href)
+                    href = href.replace("&", "&amp;") if _AMP_ONLY(href) is not None else escape(href)
                 parts.append(f'<xhtml:link{decl} rel="alternate" hreflang="{lang}" href="{href}"/>')
         if entry.images:
             if len(entry.images) > MAX_IMAGES_PER_URL:
@@ -294,7 +320,7 @@ class UrlRenderer:
     def _image(self, image: Image, decl: str, loc: str) -> str:
         src = image.loc
         if "&" in src or "'" in src:  # a URI, see render()
-            src = escape(src)
+            src = src.replace("&", "&amp;") if _AMP_ONLY(src) is not None else escape(src)
         out = f"<image:image{decl}><image:loc>{src}</image:loc>"
         if image.caption is None and image.geo_location is None and image.title is None and image.license is None:
             return out + "</image:image>"

@@ -31,7 +31,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from sitemapkit.core._errors import ConfigurationError, PublishError
+from sitemapkit.core._errors import ConfigurationError, InvalidValueError, PublishError
 from sitemapkit.core._limits import MAX_NEWS_PER_SITEMAP, MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._model import UrlEntry
 from sitemapkit.core._problems import Problem
@@ -278,6 +278,39 @@ class SitemapSetWriter:
             roller.add_many(entries, self._scope, self._warnings.add)
         finally:
             self.urls += roller.total - before
+
+    def add_run(self, entries: Sequence[UrlEntry], start: int = 0,
+                stop: int | None = None) -> tuple[int, InvalidValueError | None]:
+        """Add ``entries[start:stop]`` in order, as :meth:`add` adds each, up to the first that cannot be written.
+
+        Returns ``(stop, None)`` when all were added (or skipped as duplicates), else ``(i, error)``: ``entries[i]``
+        raised ``error`` from :meth:`add` and is not in the set; those before it are. A caller that skips bad
+        entries goes on from ``i + 1``. The common case (one format, no dedupe) runs :meth:`add_all`'s loop."""
+        end = len(entries) if stop is None else stop
+        if self._state != "open":
+            self._ensure_open()
+        roller = self._rollers[0]
+        if self._seen is not None or len(self._rollers) != 1 or not isinstance(roller, XmlRoller):
+            for i in range(start, end):
+                try:
+                    self.add(entries[i])
+                except InvalidValueError as exc:
+                    return i, exc
+            return end, None
+        files, count = len(roller.done), roller.count
+        try:
+            roller.add_many(entries[start:end] if start or end != len(entries) else entries, self._scope,
+                            self._warnings.add)
+        except BaseException as exc:
+            # Entries added before the one that raised: those in the files finished since, less the current file's
+            # count before, plus the current file's (roller.total would sum every file, per run).
+            added = sum(d.urls for d in roller.done[files:]) - count + roller.count
+            self.urls += added
+            if isinstance(exc, InvalidValueError):  # that entry is not in the set
+                return start + added, exc
+            raise
+        self.urls += end - start
+        return end, None
 
     @property
     def problems(self) -> tuple[Problem, ...]:
