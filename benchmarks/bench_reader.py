@@ -6,9 +6,10 @@
 
 Files are generated under benchmarks/_work/reader/ (20 urlsets of 50,000 URLs plus an index, plain and gzip;
 one urlset of 50,000 URLs with 2 images and 3 hreflang alternates each; one of 50,000 URLs in the shapes real
-sitemaps have: query strings with &amp;, raw IRIs, &apos;, percent-encoding, CRLF, indentation, comments). Every case runs in a fresh subprocess,
-which reports its own peak RSS (ru_maxrss). The comparison tools are installed by benchmarks/setup_reader.sh into
-benchmarks/_work/venv-reader (run automatically when missing); their cases run there, in the same run.
+sitemaps have: query strings with &amp;, raw IRIs, &apos;, percent-encoding, CRLF, indentation, comments).
+Every case runs in a fresh subprocess, which reports its own peak RSS (ru_maxrss). The comparison tools are
+installed by benchmarks/setup_reader.sh into benchmarks/_work/venv-reader (run automatically when missing);
+their cases run there, in the same run.
 
 What each case materialises:
 - sitemapkit: full UrlEntry objects (loc normalised, lastmod parsed into LastMod, changefreq enum, priority float,

@@ -161,7 +161,7 @@ def main() -> None:
     jobs = args.jobs.split(",")
     py = [sys.executable, "-m", "sitemapkit"]
     source = make_input(args.urls)
-    out = WORK / ("out-gz" if args.gzip else "out")
+    out = WORK / f"out-{args.urls}{'-gz' if args.gzip else ''}"  # one set per size: a smaller run keeps the big one
     ext = ".xml.gz" if args.gzip else ".xml"
     print(f"machine: nproc {os.cpu_count()}, {os.uname().machine}, load {os.getloadavg()[0]:.2f} at start; "
           f"input {source.name} ({source.stat().st_size / 1e6:.0f} MB); children without PYTHONUNBUFFERED and "

@@ -108,7 +108,7 @@ def main() -> int:
             lost[why or "lane did not start"] += n - in_lane
         rows.append((path.name, n, in_lane, why))
     if args.rows:
-        print(f"| file | URLs | by the lane | share | lane stopped at |\n|---|---:|---:|---:|---|")
+        print("| file | URLs | by the lane | share | lane stopped at |\n|---|---:|---:|---:|---|")
         for name, n, in_lane, why in rows:
             print(f"| {name} | {n:,} | {in_lane:,} | {in_lane / n:.0%} | {why} |")
         print()

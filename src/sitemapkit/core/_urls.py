@@ -34,6 +34,8 @@ SIMPLE_IRI = re.compile(
     "[/?#](?:[A-Za-z0-9\\-._~!$&'()*+,;=:@/?#\u0080-\ud7ff\ue000-\U0010ffff]++|%[0-9A-Fa-f]{2})*+"
 )
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# RFC 3986 authority: userinfo@host:port, a host being a reg-name, an IPv4 address or an IP literal in brackets
+_AUTHORITY = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@%\[\]]*+")
 # RFC 3986 reserved + unreserved characters that may stand as they are in path, query and fragment;
 # "%" is kept so existing escapes are never encoded twice (stray ones are fixed first).
 _SAFE_PATH = "/!$&'()*+,;=:@-._~%"
@@ -105,6 +107,11 @@ def _general_iri_to_uri(url: str) -> str:
         host, sep, port = hostport.rpartition(":") if hostport.rsplit(":", 1)[-1].isdigit() else (hostport, "", "")
         host = _encode_host(host.strip(), url)
         netloc = (quote(userinfo, safe="!$&'()*+,;=:%") + "@" if userinfo else "") + host + sep + port
+    if _AUTHORITY.fullmatch(netloc) is None:
+        # "<", '"', a control character...: not a host, and a loc holds only URI characters (writers rely on it)
+        bad = next(c for c in netloc if _AUTHORITY.fullmatch(c) is None)
+        raise InvalidEntryError(f"loc has a character not allowed in a host ({bad!r}): {url!r}", field="loc",
+                                value=url)
     return urlunsplit(
         (
             scheme,
