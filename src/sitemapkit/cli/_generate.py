@@ -28,8 +28,8 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._generate_inputs import CappedReport, iter_generate_runs
+from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.cli._static_site import SiteRun, SiteState
-from sitemapkit.cli._submit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._problems import Location, Problem, Severity

@@ -117,7 +117,7 @@ def generate_partitioned_data(inputs: tuple[str, ...], output: Any, *, workers: 
     """``generate DATA --workers N``: DATA is a Parquet dataset or a folder of CSV / JSONL files (see
     :mod:`sitemapkit.harvest._generate`); called by ``cli/_generate.py``. Exits."""
     from sitemapkit.cli._generate_inputs import DEFAULT_CAP
-    from sitemapkit.cli._submit import submit_after_publish
+    from sitemapkit.cli._publishsubmit import submit_after_publish
     from sitemapkit.core import CODES
     from sitemapkit.harvest import generate_partitioned, is_data_input
 

@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
@@ -20,26 +19,17 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
+from sitemapkit.cli._publishsubmit import counts_line
 from sitemapkit.core import ConfigurationError, InvalidValueError
 from sitemapkit.core._problems import escape_controls
-from sitemapkit.submit._indexnow import DEFAULT_ENDPOINT, MAX_BATCH, check_key, write_key_file
+from sitemapkit.submit._indexnow import DEFAULT_ENDPOINT, MAX_BATCH, write_key_file
 from sitemapkit.submit._results import SubmitResult
 from sitemapkit.submit._searchconsole import DEFAULT_API_ROOT
-from sitemapkit.submit._submit import SubmitOptions, SubmitReport, submit_published
+from sitemapkit.submit._submit import SubmitOptions
 from sitemapkit.submit._submit import submit as run_submit
-from sitemapkit.write import Manifest
 
-__all__ = ["submit", "submit_after_publish", "submit_options"]
+__all__ = ["submit"]
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _counts_line(report: SubmitReport) -> str | None:
-    c = report.counts
-    if c is None:
-        return None
-    return (f"changes since the last submission: {c['added']:,} added, {c['changed']:,} changed, "
-            f"{c['removed']:,} removed, {c['unchanged']:,} unchanged")
 
 
 @click.command("submit")
@@ -139,7 +129,7 @@ def submit(sources: tuple[str, ...], key: str | None, key_location: str | None, 
         report = run_submit(sources, options, on_result=on_result, on_problem=print_problem)
     except (ConfigurationError, InvalidValueError) as exc:
         fail(str(exc), EXIT_USAGE)
-    counts = _counts_line(report)
+    counts = counts_line(report)
     if fmt == "json":
         emit_json({"ok": report.ok, "dry_run": dry_run, "changes": report.counts,
                    "results": [r.to_dict(with_urls=dry_run) for r in report.results], "notes": report.notes})
@@ -151,48 +141,3 @@ def submit(sources: tuple[str, ...], key: str | None, key_location: str | None, 
     for note in report.notes:
         click.echo(escape_controls(f"sitemapkit: {note}"), err=True)
     sys.exit(EXIT_OK if report.ok else EXIT_FAILURE)
-
-
-def submit_options(func: F) -> F:
-    """``--submit-state FILE --key KEY`` (and ``--submit-endpoint``) for commands that publish a sitemap set."""
-    options = [
-        click.option("--submit-state", metavar="FILE", type=click.Path(dir_okay=False), default=None,
-                     help="After publishing, submit the URLs added, changed or removed since the last run to "
-                          "IndexNow (needs --key); FILE remembers what was submitted. Nothing is sent without it."),
-        click.option("--key", "submit_key", metavar="KEY", default=None,
-                     help="IndexNow key for --submit-state (its key file must be served at https://HOST/KEY.txt)."),
-        click.option("--submit-endpoint", metavar="URL", default=DEFAULT_ENDPOINT, show_default=True,
-                     help="IndexNow endpoint for --submit-state."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def check_submit_options(submit_state: str | None, submit_key: str | None) -> None:
-    """Usage errors for the pair, before any work starts."""
-    if (submit_state is None) != (submit_key is None):
-        raise click.UsageError("--submit-state and --key go together: give both or neither")
-    if submit_key is not None:
-        try:
-            check_key(submit_key)
-        except InvalidValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--key") from None
-
-
-def submit_after_publish(manifest: Manifest, submit_state: str | None, submit_key: str | None,
-                         submit_endpoint: str = DEFAULT_ENDPOINT) -> bool:
-    """Submit the changes of a published set when ``--submit-state`` was given; one line per request on
-    standard error (standard output holds the command's summary). True when nothing failed."""
-    if submit_state is None or submit_key is None:
-        return True
-    options = SubmitOptions(key=submit_key, state=submit_state, endpoint=submit_endpoint)
-
-    def on_result(result: SubmitResult) -> None:
-        click.echo(escape_controls(f"sitemapkit: submit: {result.line()}"), err=True)
-
-    report = submit_published(manifest, options, on_result=on_result, on_problem=print_problem)
-    counts = _counts_line(report)
-    if counts is not None:
-        click.echo(f"sitemapkit: submit: {counts}", err=True)
-    return report.ok

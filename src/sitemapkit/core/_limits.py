@@ -4,6 +4,8 @@ from __future__ import annotations
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "INDEXNOW_ENDPOINT",
+    "INDEXNOW_MAX_BATCH",
     "MAX_IMAGES_PER_URL",
     "MAX_INDEX_ENTRIES",
     "MAX_LOC_LENGTH",
@@ -36,3 +38,9 @@ MAX_VIDEO_DESCRIPTION_LENGTH = 2048
 #: Default budget for bytes produced by decompression while reading one document: a real 50 MiB sitemap
 #: fits with room to spare, a gzip bomb does not get far.
 DEFAULT_MAX_DECOMPRESSED_BYTES = 100 * 1024 * 1024
+
+#: IndexNow's shared endpoint: engines that take part pass submissions on to each other (here, below every layer,
+#: so that command options can show it without loading the submit capability).
+INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
+#: URLs per IndexNow POST at most (the protocol's limit).
+INDEXNOW_MAX_BATCH = 10_000

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from sitemapkit.core import ConfigurationError, InvalidValueError
 from sitemapkit.core._atomic import atomic_write_bytes
+from sitemapkit.core._limits import INDEXNOW_ENDPOINT, INDEXNOW_MAX_BATCH
 from sitemapkit.fetch import HttpClient, TransportError
 from sitemapkit.submit._results import SubmitResult
 
@@ -41,9 +42,9 @@ __all__ = [
 ]
 
 #: The shared endpoint: engines that take part pass submissions on to each other.
-DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"
+DEFAULT_ENDPOINT = INDEXNOW_ENDPOINT
 #: URLs per POST at most (the protocol's limit).
-MAX_BATCH = 10_000
+MAX_BATCH = INDEXNOW_MAX_BATCH
 _KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
 
 
