@@ -330,13 +330,15 @@ class FastUrlset(CanonicalLane):
                 break
             raw, lm, cf, pr, run = m.groups()
             if decode:
+                # (the checks inline: most values of such a buffer still need nothing)
                 try:
-                    raw = xml_value(raw)
-                    if lm is not None:
+                    if "&" in raw or not raw.isascii():
+                        raw = xml_value(raw)
+                    if lm is not None and ("&" in lm or not lm.isascii()):
                         lm = xml_value(lm)
-                    if cf is not None:
+                    if cf is not None and ("&" in cf or not cf.isascii()):
                         cf = xml_value(cf)
-                    if pr is not None:
+                    if pr is not None and ("&" in pr or not pr.isascii()):
                         pr = xml_value(pr)
                 except (NotXml, UnicodeDecodeError):
                     break
