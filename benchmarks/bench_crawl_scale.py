@@ -279,6 +279,7 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--compare", type=int, default=100_000, help="pages of the Scrapy comparison (0: skip)")
     ap.add_argument("--rounds", type=int, default=1, help="comparison rounds (alternating; medians)")
+    ap.add_argument("--scrapy-first", action="store_true", help="start the alternation with Scrapy")
     ap.add_argument("--million", type=int, default=1, help="1: crawl the whole site with sitemapkit")
     ap.add_argument("--sample", type=float, default=10.0, help="RSS sampling interval of the big run (s)")
     ap.add_argument("--serve", type=int, default=0, help=argparse.SUPPRESS)
@@ -297,7 +298,7 @@ def main() -> None:
             python = ensure_scrapy()
             sk_runs, sc_runs = [], []
             for r in range(args.rounds):
-                order = ("sk", "sc") if r % 2 == 0 else ("sc", "sk")
+                order = ("sk", "sc") if (r + args.scrapy_first) % 2 == 0 else ("sc", "sk")
                 for tool in order:
                     if tool == "sk":
                         sk_runs.append(crawl_sitemapkit(args.concurrency, args.compare, "compare"))

@@ -96,3 +96,58 @@ def test_a_killed_owner_leaves_no_lock(tmp_path: Path) -> None:
     assert (tmp_path / "s.sqlite.lock").exists()  # left behind by kill -9, but no longer locked
     with CrawlState(path) as st:
         assert st.get_meta("schema") == "1"
+
+
+def test_sorts_spill_to_temporary_files_not_memory(tmp_path: Path) -> None:
+    # The report sorts every excluded URL (ORDER BY reason, url): with temp_store=MEMORY that sort lived in RAM
+    # and grew with the site (about 200 MB for a million excluded URLs); on file it stays bounded.
+    with CrawlState(tmp_path / "s.sqlite") as st:
+        assert st.db.execute("PRAGMA temp_store").fetchone()[0] == 1  # 1 = FILE
+
+
+def test_queued_tracked_matches_the_table(tmp_path: Path) -> None:
+    # Progress displays ask for the queue size several times a second; queued_tracked() keeps it in memory
+    # instead of counting a frontier of up to millions of rows each time. Every operation the crawler uses to
+    # move URLs in or out of the queue keeps it equal to the count in the table.
+    import random
+
+    from sitemapkit.crawl._state import IN_FLIGHT, SKIPPED
+
+    def table(st: CrawlState) -> int:
+        return int(st.db.execute("SELECT count(*) FROM urls WHERE state = 0").fetchone()[0])
+
+    rnd = random.Random(7)
+    path = tmp_path / "s.sqlite"
+    with CrawlState(path) as st:
+        st.start_new("http://e.com/", "T1")
+        assert st.queued_tracked() == 0
+        ids: list[int] = []
+        in_flight: set[int] = set()
+        for n in range(600):
+            op = rnd.randrange(6)
+            if op <= 1:
+                kind = rnd.choice([0, 0, 0, IN_FLIGHT, SKIPPED])
+                ids.append(st.add_url(f"http://e.com/{n}", rnd.randrange(4), state=kind))
+                if kind == IN_FLIGHT:
+                    in_flight.add(ids[-1])
+            elif op == 2:
+                in_flight |= {q.id for q in st.claim(rnd.randrange(1, 5))}
+            elif op == 3 and ids:
+                pick = rnd.choice(ids)
+                if st.claim_one(pick):
+                    in_flight.add(pick)
+            elif op == 4 and ids:
+                back = [*rnd.sample(sorted(in_flight), min(len(in_flight), 2)), rnd.choice(ids)]
+                st.unclaim(back)  # ids not in flight are left alone
+                in_flight -= set(back)
+            elif in_flight:
+                st.record(in_flight.pop(), status=200)
+            assert st.queued_tracked() == table(st) == st.queued_count(), n
+        assert 0 < table(st) < len(ids)
+    with CrawlState(path) as st:  # reopened: counted from the table, then kept
+        st.prepare_resume()
+        assert st.queued_tracked() == table(st) > 0
+        st.claim(2)
+        assert st.queued_tracked() == table(st)
+        st.start_new("http://e.com/", "T2")
+        assert st.queued_tracked() == 0 == table(st)

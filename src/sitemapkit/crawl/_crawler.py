@@ -388,7 +388,7 @@ class Crawler:
 
     def progress(self) -> CrawlProgress:
         c = self._counters
-        return CrawlProgress(fetched=c.fetched, queued=self.state.queued_count(), errors=c.errors,
+        return CrawlProgress(fetched=c.fetched, queued=self.state.queued_tracked(), errors=c.errors,
                              in_sitemap=c.in_sitemap, elapsed=time.monotonic() - c.started)
 
     def stop(self) -> None:
