@@ -356,23 +356,3 @@ def test_retry_after_is_honoured(server: LocalServer, tmp_path: Path) -> None:
     assert len(calls) == 2
     assert calls[1] - calls[0] >= 0.95
     assert server.url("/flaky") in read_result(tmp_path / "out").locs
-
-
-def test_max_pages_counts_fetches_not_urls_robots_refuses(tmp_path: Path) -> None:
-    # Half the links of every page are disallowed by robots.txt: those URLs are claimed from the queue but never
-    # fetched, and must not use up --max-pages ("stop after fetching N URLs").
-    with LocalServer() as server:
-        server.route("/robots.txt", "User-agent: *\nDisallow: /private/\n", content_type="text/plain")
-        for i in range(60):
-            links = "".join(f'<a href="/p{j}.html">p</a><a href="/private/{j}.html">x</a>' for j in range(60))
-            server.route(f"/p{i}.html", f"<html><body>{links}</body></html>", content_type="text/html")
-        server.route("/", "<html><body>" + "".join(f'<a href="/private/{j}.html">x</a><a href="/p{j}.html">p</a>'
-                                                   for j in range(60)) + "</body></html>", content_type="text/html")
-        out = tmp_path / "out"
-        proc = run_crawl(server.url("/"), out, "--max-pages", "30")
-        assert proc.returncode == 0, proc.stderr
-        pages = [r for r in server.requests if r.path.endswith(".html") or r.path == "/"]
-        assert len(pages) == 30
-        assert not any(r.path.startswith("/private/") for r in server.requests)
-        report = json.loads((out / "crawl-report.json").read_text())
-        assert report["pages_crawled"] == 30

@@ -243,7 +243,6 @@ class Crawler:
                 self._error(item.id, rules.fetch_error.reason)
                 return
             self.state.record(item.id, status=None, reason=Reason.ROBOTS.value, detail=verdict, state=SKIPPED)
-            self._claimed -= 1  # not fetched: --max-pages counts fetches, so the slot goes to another URL
             return
         await self._hosts.polite(rules)
         try:
