@@ -15,8 +15,8 @@ try:
     main(["generate", "-q", sys.argv[1], "-o", sys.argv[2], "--base-url", "https://e.com/"])
 except SystemExit as exc:
     code = exc.code
-print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules
-                                                 if m.startswith(("sitemapkit.submit", "sitemapkit.fetch", "aiohttp")))}))
+heavy = ("sitemapkit.submit", "sitemapkit.fetch", "aiohttp")
+print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.startswith(heavy))}))
 """
 
 

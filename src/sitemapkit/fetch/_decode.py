@@ -83,21 +83,24 @@ def _make_decoders(content_encoding: str | None) -> list[_Decoder]:
 @dataclass(frozen=True, slots=True)
 class DecodedBody:
     """A body as :func:`read_body` returns it: the decoded bytes, the bytes downloaded (``wire``) and whether
-    it was cut at the budget (``truncated``)."""
+    it was cut at the budget (``truncated``). With ``as_parts``, ``body`` is empty and ``parts`` holds the
+    decoded bytes as they arrived (not joined: a caller that reads them in turn never holds the body twice)."""
 
     body: bytes
     wire: int
     truncated: bool
+    parts: tuple[bytes, ...] | None = None
 
 
 async def read_body(response: TransportResponse, headers: Mapping[str, str], *, url: str, budget: int,
-                    truncate: bool = False, check_length: bool = True) -> DecodedBody:
+                    truncate: bool = False, check_length: bool = True, as_parts: bool = False) -> DecodedBody:
     """Read ``response``'s body and undo its Content-Encoding, both under ``budget`` bytes.
 
     Over budget, raises :class:`ResponseTooLargeError` (before reading, from Content-Length, when
     ``check_length``), or with ``truncate`` keeps the first ``budget`` bytes. A body whose Content-Encoding does
     not decode from its first bytes on is kept as it came (servers label gzip *files* ``Content-Encoding:
-    gzip``; the reader sniffs them); one that breaks later raises :class:`ContentDecodingError`."""
+    gzip``; the reader sniffs them); one that breaks later raises :class:`ContentDecodingError`. ``as_parts``:
+    see :class:`DecodedBody`."""
     length = headers.get("content-length", "")
     if check_length and length.isdigit() and int(length) > budget and not truncate:
         raise ResponseTooLargeError(
@@ -154,6 +157,8 @@ async def read_body(response: TransportResponse, headers: Mapping[str, str], *, 
             raw_parts.clear()  # decoding works: the raw bytes are no longer needed for a fallback
         if last:
             break
+    if as_parts and not truncate:
+        return DecodedBody(b"", wire, cut, tuple(p for p in parts if p))
     body = b"".join(parts)
     if truncate and len(body) > budget:
         body, cut = body[:budget], True

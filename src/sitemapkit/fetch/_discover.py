@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from selectolax.lexbor import LexborHTMLParser
-
 from sitemapkit.core._errors import FetchError
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
 from sitemapkit.core._urls import iri_to_uri, is_absolute_http_url
@@ -129,6 +127,8 @@ def _is_sitemap_body(resp: HttpResponse) -> bool:
 
 def sitemap_links_in_html(html: bytes, base_url: str) -> list[str]:
     """``href`` of every ``<link rel="sitemap">`` in an HTML page, absolute, in document order."""
+    from selectolax.lexbor import LexborHTMLParser  # only site discovery reads HTML: ~1.6 MB not loaded otherwise
+
     tree = LexborHTMLParser(html)
     base = base_url
     base_node = tree.css_first("base[href]")

@@ -22,7 +22,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from types import TracebackType
 from typing import Self
@@ -32,7 +32,7 @@ from sitemapkit.core._errors import FetchError, HTTPStatusError, TooManyRedirect
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._cache import HttpCache
-from sitemapkit.fetch._decode import read_body
+from sitemapkit.fetch._decode import DecodedBody, read_body
 from sitemapkit.fetch._retry import RetryPolicy, parse_retry_after
 from sitemapkit.fetch._transports import (
     AddressRefusedError,
@@ -70,7 +70,9 @@ class HttpResponse:
     ``(url, status)`` pairs, ``body`` the bytes once Content-Encoding is undone (a gzip *file* stays gzip: the
     reader sniffs it), ``wire_bytes`` what travelled over the network, ``elapsed`` seconds for all of it
     (including retries), ``from_cache`` True when a conditional request came back 304 and the cached body is
-    returned, ``attempts`` how many tries the final hop took."""
+    returned, ``attempts`` how many tries the final hop took. ``parts``: with ``get(..., as_parts=True)``, the
+    body as the pieces it arrived in (``body`` is then empty): a reader that takes them in turn and drops each one
+    never holds the body whole, nor twice while joining it."""
 
     url: str
     final_url: str
@@ -83,6 +85,7 @@ class HttpResponse:
     from_cache: bool = False
     attempts: int = 1
     truncated: bool = False
+    parts: tuple[bytes, ...] | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -193,7 +196,7 @@ class HttpClient:
 
     async def get(
         self, url: str, *, headers: Mapping[str, str] | None = None, max_bytes: int | None = None,
-        truncate: bool = False,
+        truncate: bool = False, as_parts: bool = False,
     ) -> HttpResponse:
         """GET ``url`` following redirects; returns any final status as a value (see the module docstring).
 
@@ -201,13 +204,14 @@ class HttpClient:
         response) instead of raising :class:`ResponseTooLargeError`: what robots.txt readers do (RFC 9309).
 
         Raises :class:`AddressRefusedError` for a URL or redirect target the address policy refuses, and
-        :class:`TransportError` ("timed out after N s (total deadline)") when ``deadline`` runs out."""
+        :class:`TransportError` ("timed out after N s (total deadline)") when ``deadline`` runs out.
+        ``as_parts``: see :class:`HttpResponse` (not with ``truncate``)."""
         if self.deadline is None:
-            return await self._get(url, headers, max_bytes, truncate, None)
+            return await self._get(url, headers, max_bytes, truncate, None, as_parts)
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self.deadline) as scope:
-                return await self._get(url, headers, max_bytes, truncate, loop.time() + self.deadline)
+                return await self._get(url, headers, max_bytes, truncate, loop.time() + self.deadline, as_parts)
         except TimeoutError:
             if scope.expired():
                 raise TransportError(f"timed out after {self.deadline:g} s (total deadline)", url=url,
@@ -226,7 +230,7 @@ class HttpClient:
         deadline_at = None if self.deadline is None else loop.time() + self.deadline
         try:
             async with asyncio.timeout(self.deadline) as scope:
-                status, resp_headers, body, wire, attempts, _, cut = await self._fetch_one(
+                status, resp_headers, body, _, wire, attempts, _, cut = await self._fetch_one(
                     url, headers, budget, False, deadline_at, method=method, data=data)
         except TimeoutError:
             if scope.expired():
@@ -243,7 +247,7 @@ class HttpClient:
                 raise AddressRefusedError(why if url == asked else f"redirect to {url} {why}", url=asked)
 
     async def _get(self, url: str, headers: Mapping[str, str] | None, max_bytes: int | None, truncate: bool,
-                   deadline_at: float | None) -> HttpResponse:
+                   deadline_at: float | None, as_parts: bool = False) -> HttpResponse:
         started = time.monotonic()
         budget = self.max_bytes if max_bytes is None else max_bytes
         redirects: list[tuple[str, int]] = []
@@ -251,8 +255,8 @@ class HttpClient:
         current = url
         while True:
             self._check_address(current, url)
-            status, resp_headers, body, wire, attempts, cached, cut = await self._fetch_one(
-                current, headers, budget, truncate, deadline_at)
+            status, resp_headers, body, parts, wire, attempts, cached, cut = await self._fetch_one(
+                current, headers, budget, truncate, deadline_at, as_parts=as_parts)
             location = resp_headers.get("location")
             if status in _REDIRECT_STATUSES and location:
                 target = urljoin(current, location.strip())
@@ -269,14 +273,15 @@ class HttpClient:
             return HttpResponse(
                 url=url, final_url=current, status=status, headers=resp_headers, body=body,
                 redirects=tuple(redirects), elapsed=time.monotonic() - started, wire_bytes=wire,
-                from_cache=cached, attempts=attempts, truncated=cut,
+                from_cache=cached, attempts=attempts, truncated=cut, parts=parts,
             )
 
     async def _fetch_one(
         self, url: str, headers: Mapping[str, str] | None, budget: int, truncate: bool = False,
-        deadline_at: float | None = None, method: str = "GET", data: bytes | None = None,
-    ) -> tuple[int, dict[str, str], bytes, int, int, bool, bool]:
-        """One hop, with retries. Returns (status, headers, body, wire bytes, attempts, from_cache, truncated)."""
+        deadline_at: float | None = None, method: str = "GET", data: bytes | None = None, as_parts: bool = False,
+    ) -> tuple[int, dict[str, str], bytes, tuple[bytes, ...] | None, int, int, bool, bool]:
+        """One hop, with retries. Returns (status, headers, body, parts, wire bytes, attempts, from_cache,
+        truncated); with ``as_parts`` the body is in ``parts`` (see :class:`HttpResponse`), else parts is None."""
         request_headers = dict(self.default_headers)
         if headers:
             request_headers.update(headers)
@@ -290,7 +295,7 @@ class HttpClient:
             try:
                 async with self._slot(url):
                     self.stats.requests += 1
-                    status, resp_headers, body, wire, cut = await self._attempt(request, budget, truncate)
+                    status, resp_headers, decoded = await self._attempt(request, budget, truncate, as_parts)
             except TransportError as exc:
                 if not exc.retryable or attempt >= self.retry.max_retries:
                     raise
@@ -298,6 +303,7 @@ class HttpClient:
                     raise
                 attempt += 1
                 continue
+            body, parts, wire, cut = decoded.body, decoded.parts, decoded.wire, decoded.truncated
             if (status in self.retry.statuses and attempt < self.retry.max_retries
                     and await self._backoff(attempt, resp_headers.get("retry-after"), deadline_at)):
                 attempt += 1
@@ -307,10 +313,13 @@ class HttpClient:
                 if cached is not None:
                     self.stats.cache_hits += 1
                     cached_headers, cached_body = cached
-                    return 200, {**cached_headers, **resp_headers}, cached_body, wire, attempt + 1, True, False
+                    if parts is not None:
+                        cached_body, parts = b"", (cached_body,)
+                    return (200, {**cached_headers, **resp_headers}, cached_body, parts, wire, attempt + 1, True,
+                            False)
             if status == 200 and cache is not None and not cut:
-                cache.store(url, resp_headers, body)
-            return status, resp_headers, body, wire, attempt + 1, False, cut
+                cache.store(url, resp_headers, body if parts is None else b"".join(parts))
+            return status, resp_headers, body, parts, wire, attempt + 1, False, cut
 
     async def _backoff(self, attempt: int, retry_after: str | None, deadline_at: float | None = None) -> bool:
         """Wait before retry ``attempt``; False (no wait, no retry) when the wait would outlast the deadline."""
@@ -322,16 +331,16 @@ class HttpClient:
         await self._sleep(delay)
         return True
 
-    async def _attempt(self, request: TransportRequest, budget: int,
-                       truncate: bool = False) -> tuple[int, dict[str, str], bytes, int, bool]:
+    async def _attempt(self, request: TransportRequest, budget: int, truncate: bool = False,
+                       as_parts: bool = False) -> tuple[int, dict[str, str], DecodedBody]:
         response = await self.transport.send(request)
         try:
             headers = dict(response.headers)
             status = response.status
             decoded = await read_body(response, headers, url=request.url, budget=budget, truncate=truncate,
-                                      check_length=status not in _REDIRECT_STATUSES)
+                                      check_length=status not in _REDIRECT_STATUSES, as_parts=as_parts)
             self.stats.wire_bytes += decoded.wire
-            self.stats.body_bytes += len(decoded.body)
-            return status, headers, decoded.body, decoded.wire, decoded.truncated
+            self.stats.body_bytes += len(decoded.body) if decoded.parts is None else sum(map(len, decoded.parts))
+            return status, headers, decoded
         finally:
             await response.aclose()

@@ -10,8 +10,10 @@ done (a parent's node always comes before its children's). Safety:
 - a bounded number of concurrent fetches, and a bounded output queue, so memory stays flat however large the
   tree (the consumer's pace drives the walk);
 - document order: sitemaps are fetched concurrently but handed over one at a time, in the order reading the
-  files one after the other gives (see :mod:`sitemapkit.fetch._order`): a fetched body waits for its turn, so at
-  most ``concurrency`` bodies are held ahead;
+  files one after the other gives (see :mod:`sitemapkit.fetch._order`): a fetched body waits for its turn, and a
+  sitemap ahead of its turn is fetched only while the bodies waiting fit in ``WalkOptions.max_bytes_ahead``
+  (the one whose turn it is always goes), so large sitemaps do not pile up; each body is freed piece by piece
+  as the reader takes it;
 - one failing child never stops the walk: every failure becomes a :class:`~sitemapkit.Problem` (SM5xx) on that
   sitemap's node.
 
@@ -21,10 +23,9 @@ Bodies are handed to the reader, which sniffs the bytes: neither Content-Type no
 from __future__ import annotations
 
 import asyncio
-import enum
-from collections.abc import AsyncIterator, Iterable
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,7 +36,8 @@ from sitemapkit.core._problems import Location, Problem, Severity, define_code
 from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
 from sitemapkit.fetch._decode import ResponseTooLargeError
 from sitemapkit.fetch._http import HttpClient, HttpResponse
-from sitemapkit.fetch._order import Key, Sequencer
+from sitemapkit.fetch._items import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem
+from sitemapkit.fetch._order import HeldBody, HeldBytes, Key, Sequencer
 from sitemapkit.fetch._robots import url_key
 from sitemapkit.fetch._transports import AddressRefusedError
 from sitemapkit.read import DocumentKind, SitemapParser
@@ -91,28 +93,6 @@ SM516 = define_code("SM516", Severity.ERROR, MESSAGE,
                     "gzip-compressed or not.", area=_AREA)
 
 
-class FoundVia(enum.Enum):
-    """How a sitemap was found."""
-
-    GIVEN = "given"
-    ROBOTS = "robots.txt"
-    WELL_KNOWN = "well-known path"
-    LINK_REL = "link rel"
-    INDEX = "index"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@dataclass(frozen=True, slots=True)
-class SitemapSeed:
-    """A sitemap to start from. ``response`` lets discovery hand over a body it already fetched."""
-
-    url: str
-    found_via: FoundVia = FoundVia.GIVEN
-    response: HttpResponse | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class WalkOptions:
     """Limits and knobs of :func:`walk`. ``max_depth`` counts index levels below a seed (a seed is depth 0);
@@ -122,7 +102,9 @@ class WalkOptions:
     :attr:`EntryBatch.problems` before the sitemap's node (none is dropped, whatever ``max_problems_per_sitemap``:
     what reading the same document from a file gives), while the node keeps its capped copy. ``ordered`` (the
     default) hands sitemaps over in document order (see the module docstring); False hands each one over as soon
-    as it is fetched."""
+    as it is fetched. ``max_bytes_ahead`` bounds the bodies fetched ahead of their turn (see
+    :class:`~sitemapkit.fetch._order.HeldBytes`; None: only ``concurrency`` bounds them); it changes nothing
+    but memory and how far fetching runs ahead of reading."""
 
     follow: bool = True
     max_depth: int = 5
@@ -133,81 +115,12 @@ class WalkOptions:
     max_problems_per_sitemap: int = 200
     yield_entries: bool = True
     keep_bodies: bool = False
-    queue_size: int = 8
+    queue_size: int = 1
     stream_problems: bool = False
     ordered: bool = True
+    max_bytes_ahead: int | None = 5 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class EntryBatch:
-    """URL entries parsed from ``sitemap`` (its requested URL), in document order; with
-    ``WalkOptions.stream_problems``, the problems found meanwhile too."""
-
-    sitemap: str
-    entries: tuple[UrlEntry, ...]
-    problems: tuple[Problem, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class SitemapNode:
-    """One sitemap of the tree, once it is done.
-
-    ``kind`` is None when nothing could be read; ``status`` None when no response came; ``entries`` counts URL
-    entries, ``children`` the sitemap URLs an index lists (in document order; ``child_refs`` the same as the
-    reader gave them, lastmod included); ``size`` is the document size
-    (Content-Encoding undone; ``bytes`` in JSON), ``wire_bytes`` what was downloaded; ``problems`` holds fetch
-    and reader problems (at most ``max_problems_per_sitemap``; ``problem_count`` counts them all)."""
-
-    url: str
-    found_via: FoundVia
-    depth: int
-    parent: str | None = None
-    final_url: str | None = None
-    status: int | None = None
-    kind: DocumentKind | None = None
-    entries: int = 0
-    children: tuple[str, ...] = ()
-    size: int = 0
-    wire_bytes: int = 0
-    elapsed: float = 0.0
-    redirects: tuple[tuple[str, int], ...] = ()
-    problems: tuple[Problem, ...] = ()
-    problem_count: int = 0
-    from_cache: bool = False
-    body: bytes | None = field(default=None, repr=False)
-    child_refs: tuple[SitemapRef, ...] = field(default=(), repr=False)
-
-    @property
-    def ok(self) -> bool:
-        """True when the sitemap was read and no error was found on it."""
-        return self.kind is not None and self.kind.is_sitemap and not any(p.is_error for p in self.problems)
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for p in self.problems if p.is_error)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "url": self.url,
-            "final_url": self.final_url,
-            "found_via": self.found_via.value,
-            "parent": self.parent,
-            "depth": self.depth,
-            "status": self.status,
-            "kind": None if self.kind is None else self.kind.value,
-            "entries": self.entries,
-            "children": list(self.children),
-            "bytes": self.size,
-            "wire_bytes": self.wire_bytes,
-            "elapsed": round(self.elapsed, 4),
-            "redirects": [{"url": u, "status": s} for u, s in self.redirects],
-            "from_cache": self.from_cache,
-            "problems": [p.to_dict() for p in self.problems],
-            "problem_count": self.problem_count,
-        }
-
-
-WalkItem = EntryBatch | SitemapNode
 
 
 @dataclass(slots=True)
@@ -258,6 +171,7 @@ class _Walker:
         self.stopped = False
         self.jobs: asyncio.PriorityQueue[tuple[Key, _Job]] = asyncio.PriorityQueue()
         self.order = Sequencer(ordered=options.ordered)
+        self.held = HeldBytes(self.order, options.max_bytes_ahead)
         self.out: asyncio.Queue[object] = asyncio.Queue(maxsize=max(1, options.queue_size))
 
     # -- scheduling -------------------------------------------------------------------------------------
@@ -337,7 +251,11 @@ class _Walker:
                 problems.add(SM511.problem(Location(seed.url, loc=seed.url),
                                            f"listed by {job.parent} on host {job.parent_host}"))
         try:
-            resp = seed.response or await self.client.get(seed.url, max_bytes=self.opts.max_bytes)
+            if seed.response is not None:
+                resp = seed.response
+                self.held.fetched(job.key, 0, len(resp.body) if resp.parts is None else sum(map(len, resp.parts)))
+            else:
+                resp = await self._fetch(job)
         except FetchError as exc:
             code = (SM515 if isinstance(exc, AddressRefusedError) else SM503 if isinstance(exc, TooManyRedirectsError)
                     else SM504 if isinstance(exc, ResponseTooLargeError) else SM501)
@@ -346,11 +264,33 @@ class _Walker:
             await self.order.turn(job.key)
             await self._emit_node(node(), problems)
             return
-        await self.order.turn(job.key)  # fetched: now wait until the sitemaps before this one are handed over
-        if self.stopped:
-            return  # the URL limit was reached by a sitemap before this one
+        body = HeldBody([resp.body] if resp.parts is None else list(resp.parts), self.held)
+        if resp.parts is not None:
+            resp = dataclasses.replace(resp, parts=None)  # the pieces live in ``body`` only: freed as read
+        try:
+            await self.order.turn(job.key)  # fetched: now wait until the sitemaps before this one are handed over
+            if not self.stopped:  # else the URL limit was reached by a sitemap before this one
+                await self._hand_over(job, resp, body, problems, node)
+        finally:
+            body.drop()
+
+    async def _fetch(self, job: _Job) -> HttpResponse:
+        """GET a sitemap once :class:`HeldBytes` lets it go (at once when it is its turn)."""
+        counted = await self.held.admit(job.key)
+        size = 0
+        try:
+            resp = await self.client.get(job.seed.url, max_bytes=self.opts.max_bytes,
+                                         as_parts=not self.opts.keep_bodies)
+            size = len(resp.body) if resp.parts is None else sum(map(len, resp.parts))
+            return resp
+        finally:
+            self.held.fetched(job.key, counted, size)
+
+    async def _hand_over(self, job: _Job, resp: HttpResponse, body: HeldBody, problems: _Collector,
+                         node: Callable[..., SitemapNode]) -> None:
+        seed = job.seed
         meta: dict[str, Any] = {
-            "final_url": resp.final_url, "status": resp.status, "size": len(resp.body),
+            "final_url": resp.final_url, "status": resp.status, "size": body.size,
             "wire_bytes": resp.wire_bytes, "elapsed": resp.elapsed, "redirects": resp.redirects,
             "from_cache": resp.from_cache,
         }
@@ -369,7 +309,7 @@ class _Walker:
             problems.add(SM502.problem(Location(resp.final_url), f"HTTP status {resp.status}"))
             await self._emit_node(node(**meta), problems)
             return
-        kind, entries, children, elapsed_parse = await self._parse(seed.url, resp, problems)
+        kind, entries, children, elapsed_parse = await self._parse(seed.url, resp, body, problems)
         meta["elapsed"] = resp.elapsed + elapsed_parse
         if kind is DocumentKind.INDEX and job.parent_kind is DocumentKind.INDEX:
             problems.add(SM510.problem(Location(resp.final_url), f"this index is listed by the index {job.parent}"))
@@ -383,7 +323,7 @@ class _Walker:
         for j in jobs:
             self.jobs.put_nowait((j.key, j))
 
-    async def _parse(self, url: str, resp: HttpResponse, problems: _Collector
+    async def _parse(self, url: str, resp: HttpResponse, body: HeldBody, problems: _Collector
                      ) -> tuple[DocumentKind | None, int, list[SitemapRef], float]:
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -391,20 +331,19 @@ class _Walker:
         entries = 0
         children: list[SitemapRef] = []
         kind: DocumentKind | None = None
-        body = resp.body
         limit = self.opts.max_urls
         parser: Any = None
-        if looks_binary(body[:HEAD_BYTES], complete=len(body) <= HEAD_BYTES):
+        head = body.head(HEAD_BYTES)
+        if looks_binary(head, complete=body.size <= HEAD_BYTES):
             problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
                                                          f"{resp.headers.get('content-type', 'none')!r})"))
             return DocumentKind.UNKNOWN, 0, children, loop.time() - started
         try:
             parser = SitemapParser(source, max_decompressed_bytes=self.opts.max_bytes)
-            step = _GZIP_SLICE if body[:2] == b"\x1f\x8b" else _SLICE
-            starts: list[int | None] = [*range(0, len(body), step), None]
+            step = _GZIP_SLICE if head[:2] == b"\x1f\x8b" else _SLICE
+            del head
             # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
-            for events in chain.from_iterable(parser.close_steps() if start is None
-                                              else parser.feed_steps(body[start : start + step]) for start in starts):
+            for events in _steps(parser, body.slices(step)):
                 # The common case, a slice of URL entries only, in one pass; anything else takes the loop below.
                 batch: list[UrlEntry] = [ev for ev in events if ev.__class__ is UrlEntry]
                 if len(batch) != len(events):
@@ -450,6 +389,14 @@ class _Walker:
         if problems is not None and problems.pending:
             await self.out.put(EntryBatch(node.url, (), problems.take()))
         await self.out.put(node)
+
+
+def _steps(parser: SitemapParser, pieces: Iterator[bytes]) -> Iterator[list[Any]]:
+    """The parser's event lists, piece by piece, then its last ones (each piece is taken only when the events of
+    the one before have been handed over)."""
+    for piece in pieces:
+        yield from parser.feed_steps(piece)
+    yield from parser.close_steps()
 
 
 async def walk(
