@@ -45,16 +45,20 @@ from sitemapkit.core import (
     UrlEntry,
     Video,
 )
+from sitemapkit.core._version import VERSION
 from sitemapkit.read import ParseResult, SitemapParser, iter_events, parse_bytes, read_file
-from sitemapkit.write import Manifest, SitemapSetWriter, write_sitemaps
 
 if TYPE_CHECKING:
     from sitemapkit.crawl import Crawler, CrawlOptions, crawl
     from sitemapkit.fetch import discover, walk_site
     from sitemapkit.validate import ValidationReport, validate
+    from sitemapkit.write import Manifest, SitemapSetWriter, write_sitemaps
 
 # Public name -> layer package, for the names imported on first use.
 _LAZY: dict[str, str] = {
+    "Manifest": "sitemapkit.write",
+    "SitemapSetWriter": "sitemapkit.write",
+    "write_sitemaps": "sitemapkit.write",
     "validate": "sitemapkit.validate",
     "ValidationReport": "sitemapkit.validate",
     "discover": "sitemapkit.fetch",
@@ -81,7 +85,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "Alternate",

@@ -23,13 +23,13 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from types import TracebackType
 from typing import Self
 from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.core._errors import FetchError, HTTPStatusError, TooManyRedirectsError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit.core._version import VERSION
 from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._cache import HttpCache
 from sitemapkit.fetch._decode import DecodedBody, read_body
@@ -46,15 +46,8 @@ from sitemapkit.fetch._transports import (
 __all__ = ["DEFAULT_USER_AGENT", "ClientStats", "HttpClient", "HttpResponse"]
 
 
-def _version() -> str:
-    try:
-        return metadata.version("sitemapkit")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare source tree
-        return "0"
-
-
 #: The User-Agent sent unless another one is configured: names the tool and where to read about it.
-DEFAULT_USER_AGENT = f"sitemapkit/{_version()} (+https://github.com/sitemapkit/sitemapkit)"
+DEFAULT_USER_AGENT = f"sitemapkit/{VERSION} (+https://github.com/sitemapkit/sitemapkit)"
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
