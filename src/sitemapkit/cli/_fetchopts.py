@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.fetch._http import DEFAULT_USER_AGENT
+from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._sources import FetchSettings
 
 __all__ = ["FETCH_OPTION_NAMES", "fetch_options", "settings_from"]

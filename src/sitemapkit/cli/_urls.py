@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -26,10 +26,12 @@ from sitemapkit.core._errors import LimitExceededError, ParseError
 from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit.core._problems import Problem, Severity, escape_controls, escape_json_controls
 from sitemapkit.core._urls import is_url_source
-from sitemapkit.fetch._discover import Discovery
+from sitemapkit.fetch._items import EntryBatch, SitemapNode
 from sitemapkit.fetch._sources import DocumentDone, open_sources
-from sitemapkit.fetch._walk import EntryBatch, SitemapNode
 from sitemapkit.read import Located
+
+if TYPE_CHECKING:
+    from sitemapkit.fetch._discover import Discovery
 
 __all__ = ["urls"]
 
@@ -113,6 +115,12 @@ def _first_seen(entries: Sequence[UrlEntry], seen: set[str]) -> list[UrlEntry]:
     return fresh
 
 
+def _discovery_type() -> type:
+    from sitemapkit.fetch._discover import Discovery
+
+    return Discovery
+
+
 class _Counts:
     """What ``urls`` has read so far, for the progress line (see :class:`~sitemapkit.cli._common.Progress`)."""
 
@@ -189,6 +197,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
             name = "<stdin>" if source == "-" else source
             is_url = is_url_source(source)
             walked = is_url and follow
+            # a site's Discovery comes only from a URL (its class lives with the HTTP side, loaded only then)
+            skipped: tuple[type, ...] = (DocumentDone, _discovery_type()) if is_url else (DocumentDone,)
             try:
                 with Progress(progress.describe, quiet=quiet):
                     events = open_sources([source], follow=follow, settings=settings, strict=strict,
@@ -204,7 +214,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                                 stream.flush()
                                 print_problem(_for_cli(problem))
                             continue
-                        if isinstance(event, (DocumentDone, Discovery)):
+                        if isinstance(event, skipped):
                             continue
                         if isinstance(event, SitemapRef) and walked and fmt == "text":
                             continue  # the index was followed: text output lists pages only
@@ -215,6 +225,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                             print_problem(_for_cli(event))
                             continue
                         item = event.item if isinstance(event, Located) else event
+                        if not isinstance(item, (UrlEntry, SitemapRef)):
+                            continue  # (skipped above: what is left is an entry or a child sitemap)
                         if unique:
                             if item.loc in seen:
                                 continue

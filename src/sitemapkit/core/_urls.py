@@ -107,9 +107,12 @@ def _general_iri_to_uri(url: str) -> str:
         host, sep, port = hostport.rpartition(":") if hostport.rsplit(":", 1)[-1].isdigit() else (hostport, "", "")
         host = _encode_host(host.strip(), url)
         netloc = (quote(userinfo, safe="!$&'()*+,;=:%") + "@" if userinfo else "") + host + sep + port
-    if _AUTHORITY.fullmatch(netloc) is None:
+    hostport = netloc.rpartition("@")[2]
+    if not hostport.startswith("[") and not hostport.partition(":")[0]:
+        raise InvalidEntryError(f"loc has no host: {url!r}", field="loc", value=url)  # " " encoded to nothing
+    if _AUTHORITY.fullmatch(hostport) is None:
         # "<", '"', a control character...: not a host, and a loc holds only URI characters (writers rely on it)
-        bad = next(c for c in netloc if _AUTHORITY.fullmatch(c) is None)
+        bad = next(c for c in hostport if _AUTHORITY.fullmatch(c) is None)
         raise InvalidEntryError(f"loc has a character not allowed in a host ({bad!r}): {url!r}", field="loc",
                                 value=url)
     return urlunsplit(

@@ -1,29 +1,85 @@
 """The fetch layer: the HTTP client (transports, retries, cache, decoding, address policy), robots.txt,
 sitemap discovery, the safe index walker and the sources the CLI reads (files, URLs, whole sites).
+
+Every name is imported on first use (PEP 562): a command that reads only local files needs ``_sources`` and the
+items handed over, not the HTTP stack (aiohttp, asyncio), and does not load it.
 """
 
 from __future__ import annotations
 
-from sitemapkit.fetch._addresses import AddressPolicy
-from sitemapkit.fetch._cache import HttpCache
-from sitemapkit.fetch._decode import ContentDecodingError, ResponseTooLargeError
-from sitemapkit.fetch._discover import WELL_KNOWN_PATHS, Discovery, discover, fetch_robots, walk_site
-from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
-from sitemapkit.fetch._retry import RetryPolicy
-from sitemapkit.fetch._robots import RobotsTxt
-from sitemapkit.fetch._sources import DocumentDone, FetchSettings, open_sources
-from sitemapkit.fetch._transports import (
-    AddressRefusedError,
-    AiohttpTransport,
-    MockResponse,
-    MockTransport,
-    Timeouts,
-    Transport,
-    TransportError,
-    TransportRequest,
-    TransportResponse,
-)
-from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkOptions, walk
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sitemapkit.fetch._addresses import AddressPolicy
+    from sitemapkit.fetch._cache import HttpCache
+    from sitemapkit.fetch._decode import ContentDecodingError, ResponseTooLargeError
+    from sitemapkit.fetch._discover import WELL_KNOWN_PATHS, Discovery, discover, fetch_robots, walk_site
+    from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
+    from sitemapkit.fetch._retry import RetryPolicy
+    from sitemapkit.fetch._robots import RobotsTxt
+    from sitemapkit.fetch._sources import DocumentDone, FetchSettings, open_sources
+    from sitemapkit.fetch._transports import (
+        AddressRefusedError,
+        AiohttpTransport,
+        MockResponse,
+        MockTransport,
+        Timeouts,
+        Transport,
+        TransportError,
+        TransportRequest,
+        TransportResponse,
+    )
+    from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkOptions, walk
+
+_WHERE: dict[str, str] = {
+    "AddressPolicy": "sitemapkit.fetch._addresses",
+    "AddressRefusedError": "sitemapkit.fetch._transports",
+    "AiohttpTransport": "sitemapkit.fetch._transports",
+    "ContentDecodingError": "sitemapkit.fetch._decode",
+    "DEFAULT_USER_AGENT": "sitemapkit.fetch._agent",
+    "Discovery": "sitemapkit.fetch._discover",
+    "DocumentDone": "sitemapkit.fetch._sources",
+    "EntryBatch": "sitemapkit.fetch._items",
+    "FetchSettings": "sitemapkit.fetch._sources",
+    "FoundVia": "sitemapkit.fetch._items",
+    "HttpCache": "sitemapkit.fetch._cache",
+    "HttpClient": "sitemapkit.fetch._http",
+    "HttpResponse": "sitemapkit.fetch._http",
+    "MockResponse": "sitemapkit.fetch._transports",
+    "MockTransport": "sitemapkit.fetch._transports",
+    "ResponseTooLargeError": "sitemapkit.fetch._decode",
+    "RetryPolicy": "sitemapkit.fetch._retry",
+    "RobotsTxt": "sitemapkit.fetch._robots",
+    "SitemapNode": "sitemapkit.fetch._items",
+    "SitemapSeed": "sitemapkit.fetch._items",
+    "Timeouts": "sitemapkit.fetch._transports",
+    "Transport": "sitemapkit.fetch._transports",
+    "TransportError": "sitemapkit.fetch._transports",
+    "TransportRequest": "sitemapkit.fetch._transports",
+    "TransportResponse": "sitemapkit.fetch._transports",
+    "WELL_KNOWN_PATHS": "sitemapkit.fetch._discover",
+    "WalkOptions": "sitemapkit.fetch._walk",
+    "discover": "sitemapkit.fetch._discover",
+    "fetch_robots": "sitemapkit.fetch._discover",
+    "open_sources": "sitemapkit.fetch._sources",
+    "walk": "sitemapkit.fetch._walk",
+    "walk_site": "sitemapkit.fetch._discover",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sitemapkit.fetch' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "DEFAULT_USER_AGENT",

@@ -29,8 +29,8 @@ from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.core._errors import FetchError, HTTPStatusError, TooManyRedirectsError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.core._version import VERSION
 from sitemapkit.fetch._addresses import AddressPolicy
+from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._cache import HttpCache
 from sitemapkit.fetch._decode import DecodedBody, read_body
 from sitemapkit.fetch._retry import RetryPolicy, parse_retry_after
@@ -46,8 +46,7 @@ from sitemapkit.fetch._transports import (
 __all__ = ["DEFAULT_USER_AGENT", "ClientStats", "HttpClient", "HttpResponse"]
 
 
-#: The User-Agent sent unless another one is configured: names the tool and where to read about it.
-DEFAULT_USER_AGENT = f"sitemapkit/{VERSION} (+https://github.com/sitemapkit/sitemapkit)"
+
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Problem
-from sitemapkit.fetch._http import HttpResponse
 from sitemapkit.read import DocumentKind
+
+if TYPE_CHECKING:
+    from sitemapkit.fetch._http import HttpResponse
 
 __all__ = ["EntryBatch", "FoundVia", "SitemapNode", "SitemapSeed", "WalkItem"]
 
