@@ -39,7 +39,9 @@ def test_examples() -> None:
     assert iri_to_uri("https://example.com/😀") == "https://example.com/%F0%9F%98%80"
     assert SIMPLE_IRI.fullmatch("https://例え.jp/x") is None  # the host needs IDNA: general path
     assert iri_to_uri("https://例え.jp/x") == "https://xn--r8jz45g.jp/x"
-    assert SIMPLE_IRI.fullmatch("https://example.com/\ud800") is None  # a lone surrogate: general path
+    assert SIMPLE_IRI.fullmatch("https://example.com/\ud800") is None  # a lone surrogate: general path, refused
+    with pytest.raises(InvalidEntryError, match="surrogate"):
+        iri_to_uri("https://example.com/\ud800")
     assert normalize_loc(" https://example.com/ü ") == "https://example.com/%C3%BC"
 
 

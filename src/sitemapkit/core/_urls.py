@@ -88,6 +88,10 @@ def _utf8_escapes(m: re.Match[str]) -> str:
 
 
 def _general_iri_to_uri(url: str) -> str:
+    if not url.isascii() and any("\ud800" <= c <= "\udfff" for c in url):
+        # a lone surrogate (possible in a Python str, never in decoded text) has no UTF-8 form to escape
+        raise InvalidEntryError(f"loc holds a lone surrogate, which no URI can carry: {url!r}", field="loc",
+                                value=url)
     try:
         parts = urlsplit(url)
     except ValueError as exc:
