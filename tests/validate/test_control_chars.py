@@ -170,7 +170,7 @@ def test_validate_and_urls_on_xml_with_esc(tmp_path: Path, doc: str) -> None:
 def test_urls_text_output_escapes_controls(ansi_txt: Path, ansi_xml: Path) -> None:
     res = _cli("urls", ansi_txt, in_process=False)
     _assert_clean(res)
-    assert "https://user\\x1bc\\x07@e.org/x" in res.stdout  # userinfo is kept as written, shown escaped
+    assert "https://user%1Bc%07@e.org/x" in res.stdout  # control characters in the userinfo are percent-encoded
     res = _cli("urls", ansi_xml)
     _assert_clean(res)
 

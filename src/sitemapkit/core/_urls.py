@@ -111,7 +111,11 @@ def _general_iri_to_uri(url: str) -> str:
         host, sep, port = hostport.rpartition(":") if hostport.rsplit(":", 1)[-1].isdigit() else (hostport, "", "")
         host = _encode_host(host.strip(), url)
         netloc = (quote(userinfo, safe="!$&'()*+,;=:%") + "@" if userinfo else "") + host + sep + port
-    hostport = netloc.rpartition("@")[2]
+    userinfo, at, hostport = netloc.rpartition("@")
+    if at and _AUTHORITY.fullmatch(userinfo) is None:
+        # a control character or "<" in the userinfo: percent-encoded, as a non-ASCII one is (a loc holds only URI
+        # characters; written raw it made the XML unreadable)
+        netloc = quote(userinfo, safe="!$&'()*+,;=:%") + "@" + hostport
     if not hostport.startswith("[") and not hostport.partition(":")[0]:
         raise InvalidEntryError(f"loc has no host: {url!r}", field="loc", value=url)  # " " encoded to nothing
     if _AUTHORITY.fullmatch(hostport) is None:
