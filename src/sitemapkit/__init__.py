@@ -19,8 +19,7 @@ URLs, problems, limits), ``sitemapkit.read``, ``sitemapkit.write``, ``sitemapkit
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sitemapkit.core import (
     Alternate,
@@ -45,6 +44,7 @@ from sitemapkit.core import (
     UrlEntry,
     Video,
 )
+from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._version import VERSION
 from sitemapkit.read import ParseResult, SitemapParser, iter_events, parse_bytes, read_file
 
@@ -69,21 +69,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sitemapkit' has no attribute {name!r}")
-    package = importlib.import_module(module)
-    # ``validate`` and ``crawl`` name both a layer package and its everyday function: the package is callable as
-    # the function, and it is what ``import sitemapkit.crawl`` binds, so it stays the one value of the name.
-    value = package if module == f"{__name__}.{name}" else getattr(package, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
-
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __version__ = VERSION
 

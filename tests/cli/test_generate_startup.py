@@ -1,5 +1,5 @@
-"""`sitemapkit generate` from a URL list, and `urls` on a local file, load neither the submit capability nor the HTTP
-client: they come in only with --submit-state or a source that needs fetching."""
+"""`sitemapkit generate` from a URL list loads neither the submit capability nor the HTTP client: they come in only
+with --submit-state or a source that needs fetching (`urls`: tests/cli/test_urls_startup.py)."""
 
 from __future__ import annotations
 
@@ -31,26 +31,3 @@ def test_generate_from_a_list_loads_no_submit_or_http(tmp_path: Path) -> None:
     assert seen["loaded"] == []
     assert "https://e.com/b?x=1&amp;y=2" in (out / "sitemap.xml").read_text(encoding="utf-8")
 
-
-URLS_PROBE = """
-import json, sys
-from sitemapkit.cli import main
-try:
-    main(["urls", "-q", sys.argv[1]])
-except SystemExit as exc:
-    code = exc.code
-heavy = ("aiohttp", "asyncio", "sitemapkit.fetch._http", "sitemapkit.fetch._walk", "sitemapkit.submit")
-print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.startswith(heavy))}))
-"""
-
-
-def test_urls_on_a_local_file_loads_no_http_stack(tmp_path: Path) -> None:
-    doc = tmp_path / "s.xml"
-    doc.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/?a=1&amp;b=2'
-                   "</loc></url></urlset>", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", URLS_PROBE, str(doc)], capture_output=True, text=True, timeout=60,
-                          check=True, stdin=subprocess.DEVNULL)
-    lines = done.stdout.splitlines()
-    assert lines[0] == "https://e.com/?a=1&b=2"
-    seen = json.loads(lines[-1])
-    assert seen == {"code": 0, "loaded": []}

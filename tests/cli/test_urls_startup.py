@@ -22,22 +22,25 @@ try:
 except SystemExit as exc:
     code = exc.code
 after = sorted(m for m in sys.modules if m.startswith(("sitemapkit.cli._", "sitemapkit.crawl", "sitemapkit.validate",
-                                                       "sitemapkit.web", "sitemapkit.harvest", "rich")))
+                                                       "sitemapkit.web", "sitemapkit.harvest", "rich", "aiohttp",
+                                                       "asyncio", "sitemapkit.fetch._http", "sitemapkit.fetch._walk",
+                                                       "sitemapkit.submit")))
 print(json.dumps({"before": before, "after": after, "code": code}))
 """
 
 
 def test_urls_loads_only_what_it_needs(tmp_path: Path) -> None:
     doc = tmp_path / "s.xml"
-    doc.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/</loc>'
-                   "</url></urlset>", encoding="utf-8")
+    doc.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/?a=1&amp;b=2'
+                   "</loc></url></urlset>", encoding="utf-8")
     done = subprocess.run([sys.executable, "-c", PROBE, str(doc)], capture_output=True, text=True, timeout=60,
                           check=True, stdin=subprocess.DEVNULL)
     lines = done.stdout.splitlines()
-    assert lines[0] == "https://e.com/"
+    assert lines[0] == "https://e.com/?a=1&b=2"
     seen = json.loads(lines[-1])
     assert seen["code"] == 0
     assert seen["before"] == []  # importing the group imports no command
+    # ... and a local file loads no HTTP stack (aiohttp, asyncio, the walker) and no other capability
     assert seen["after"] == ["sitemapkit.cli._common", "sitemapkit.cli._fetchopts", "sitemapkit.cli._urls"]
 
 

@@ -7,8 +7,9 @@ items handed over, not the HTTP stack (aiohttp, asyncio), and does not load it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sitemapkit.core._lazy import lazy_names
 
 if TYPE_CHECKING:
     from sitemapkit.fetch._addresses import AddressPolicy
@@ -68,18 +69,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sitemapkit.fetch' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
-
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = [
     "DEFAULT_USER_AGENT",
