@@ -121,6 +121,9 @@ class _Run:
         self.entries: list[UrlEntry] = []
         self.lines: list[int] = []
 
+    # A reader (_runs_*) yields a run when it is full or a problem ends it; read_runs hands out what is left at
+    # the end, and before an error propagates.
+
     def take(self) -> EntryRun:
         run = EntryRun(self.source, self.entries, self.lines)
         self.entries = []
@@ -128,70 +131,54 @@ class _Run:
         return run
 
 
-def _runs_text(blocks: Iterator[list[str]], source: str, reports: Reports) -> Iterator[RunItem]:
-    run = _Run(source)
+def _runs_text(run: _Run, blocks: Iterator[list[str]], source: str, reports: Reports) -> Iterator[RunItem]:
     fast = FAST
     lineno = 0
-    try:
-        for block in blocks:
-            entries, lines = run.entries, run.lines
-            for line in block:
-                lineno += 1
-                text = line.strip()
-                if not text or text[0] == "#":
-                    continue
-                entry = canonical_loc_entry(text) if fast else None
-                if entry is None:
-                    try:
-                        entry = UrlEntry(text)
-                    except InvalidValueError as exc:
-                        if entries:
-                            yield run.take()
-                            entries, lines = run.entries, run.lines
-                        yield reports.skipped(source, lineno, str(exc), text)
-                        continue
-                entries.append(entry)
-                lines.append(lineno)
-            if len(entries) >= RUN_SIZE:
-                yield run.take()
-    except Exception:
-        if run.entries:  # what came before the error, as the line-by-line reader handed it out
-            yield run.take()
-        raise
-    if run.entries:
-        yield run.take()
-
-
-def _runs_jsonl(blocks: Iterator[list[str]], source: str, reports: Reports) -> Iterator[RunItem]:
-    run = _Run(source)
-    fast = FAST
-    lineno = 0
-    try:
-        for block in blocks:
-            entries, lines = run.entries, run.lines
-            for line in block:
-                lineno += 1
-                text = line.strip()
-                if not text:
-                    continue
-                entry = _jsonl_fast(text) if fast else None
-                item = _jsonl_entry(text) if entry is None else entry
-                if isinstance(item, tuple):
+    for block in blocks:
+        entries, lines = run.entries, run.lines
+        for line in block:
+            lineno += 1
+            text = line.strip()
+            if not text or text[0] == "#":
+                continue
+            entry = canonical_loc_entry(text) if fast else None
+            if entry is None:
+                try:
+                    entry = UrlEntry(text)
+                except InvalidValueError as exc:
                     if entries:
                         yield run.take()
                         entries, lines = run.entries, run.lines
-                    yield reports.skipped(source, lineno, item[0], item[1])
+                    yield reports.skipped(source, lineno, str(exc), text)
                     continue
-                entries.append(item)
-                lines.append(lineno)
-            if len(entries) >= RUN_SIZE:
-                yield run.take()
-    except Exception:
-        if run.entries:
+            entries.append(entry)
+            lines.append(lineno)
+        if len(entries) >= RUN_SIZE:
             yield run.take()
-        raise
-    if run.entries:
-        yield run.take()
+
+
+def _runs_jsonl(run: _Run, blocks: Iterator[list[str]], source: str, reports: Reports) -> Iterator[RunItem]:
+    fast = FAST
+    lineno = 0
+    for block in blocks:
+        entries, lines = run.entries, run.lines
+        for line in block:
+            lineno += 1
+            text = line.strip()
+            if not text:
+                continue
+            entry = _jsonl_fast(text) if fast else None
+            item = _jsonl_entry(text) if entry is None else entry
+            if isinstance(item, tuple):
+                if entries:
+                    yield run.take()
+                    entries, lines = run.entries, run.lines
+                yield reports.skipped(source, lineno, item[0], item[1])
+                continue
+            entries.append(item)
+            lines.append(lineno)
+        if len(entries) >= RUN_SIZE:
+            yield run.take()
 
 
 def _jsonl_entry(text: str) -> UrlEntry | tuple[str, str | None]:
@@ -305,87 +292,79 @@ def _check_quotes(line: str) -> None:
         i += 1  # past the comma (or the end)
 
 
-def _runs_csv(blocks: Iterator[list[str]], source: str, reports: Reports) -> Iterator[RunItem]:
-    run = _Run(source)
+def _runs_csv(run: _Run, blocks: Iterator[list[str]], source: str, reports: Reports) -> Iterator[RunItem]:
     fast = FAST
     lineno = header_line = 0
     header: list[str] | None = None
     columns: list[str] = []
     width = loc_i = lastmod_i = changefreq_i = priority_i = -1
     field_limit = csv.field_size_limit()  # csv.reader refuses longer fields: such lines take it
-    try:
-        for block in blocks:
-            entries, lines = run.entries, run.lines
-            for line in block:
-                lineno += 1
-                if header is None:  # blank lines before the header are skipped
-                    try:
-                        row = _csv_row(line)
-                    except csv.Error as exc:
-                        raise InputError(f"{source}:{lineno}: bad CSV header: {exc}") from None
-                    if not (row and any(c.strip() for c in row)):
-                        continue
-                    header, header_line = row, lineno
-                    columns = [h.strip().lower() for h in header]
-                    if "loc" not in columns and "url" not in columns:
-                        raise InputError(f"{source}:{header_line}: CSV header needs a 'loc' column; got "
-                                         f"{', '.join(header)}")
-                    unknown = [c for c in columns if c and c not in CSV_COLUMNS]
-                    if unknown:
-                        yield reports.unknown_columns(source, header_line,
-                                                        f"unknown CSV column(s) ignored: {', '.join(unknown)}")
-                    width = len(columns)
-                    loc_i = columns.index("loc") if "loc" in columns else columns.index("url")
-                    lastmod_i, changefreq_i, priority_i = (
-                        columns.index(name) if name in columns else -1
-                        for name in ("lastmod", "changefreq", "priority"))
+    for block in blocks:
+        entries, lines = run.entries, run.lines
+        for line in block:
+            lineno += 1
+            if header is None:  # blank lines before the header are skipped
+                try:
+                    row = _csv_row(line)
+                except csv.Error as exc:
+                    raise InputError(f"{source}:{lineno}: bad CSV header: {exc}") from None
+                if not (row and any(c.strip() for c in row)):
                     continue
-                # One physical line as one record: without a quote it is the comma-separated text, which is
-                # what csv.reader returns for it (a test pins this), at a fraction of the cost.
-                if fast and '"' not in line and len(line) <= field_limit:
-                    body = line.rstrip("\r\n")
-                    row = body.split(",") if body else []
-                else:
-                    try:
-                        row = _csv_row(line)
-                    except csv.Error as exc:
-                        if entries:
-                            yield run.take()
-                            entries, lines = run.entries, run.lines
-                        yield reports.skipped(source, lineno, f"bad CSV row: {exc}", None)
-                        continue
-                if len(row) > width:
-                    if not any(c.strip() for c in row):
-                        continue
+                header, header_line = row, lineno
+                columns = [h.strip().lower() for h in header]
+                if "loc" not in columns and "url" not in columns:
+                    raise InputError(f"{source}:{header_line}: CSV header needs a 'loc' column; got "
+                                     f"{', '.join(header)}")
+                unknown = [c for c in columns if c and c not in CSV_COLUMNS]
+                if unknown:
+                    yield reports.unknown_columns(source, header_line,
+                                                    f"unknown CSV column(s) ignored: {', '.join(unknown)}")
+                width = len(columns)
+                loc_i = columns.index("loc") if "loc" in columns else columns.index("url")
+                lastmod_i, changefreq_i, priority_i = (
+                    columns.index(name) if name in columns else -1
+                    for name in ("lastmod", "changefreq", "priority"))
+                continue
+            # One physical line as one record: without a quote it is the comma-separated text, which is
+            # what csv.reader returns for it (a test pins this), at a fraction of the cost.
+            if fast and '"' not in line and len(line) <= field_limit:
+                body = line.rstrip("\r\n")
+                row = body.split(",") if body else []
+            else:
+                try:
+                    row = _csv_row(line)
+                except csv.Error as exc:
                     if entries:
                         yield run.take()
                         entries, lines = run.entries, run.lines
-                    yield reports.skipped(source, lineno, f"{len(row)} fields but the header has {width}: extra "
-                                          f"value(s) {', '.join(repr(c) for c in row[width:][:3])}", None)
+                    yield reports.skipped(source, lineno, f"bad CSV row: {exc}", None)
                     continue
-                cells = list(map(str.strip, row))
-                if not any(cells):
+            if len(row) > width:
+                if not any(c.strip() for c in row):
                     continue
-                if len(cells) < width:
-                    cells += [""] * (width - len(cells))
-                item = _csv_entry(cells, loc_i, lastmod_i, changefreq_i, priority_i, fast)
-                if item.__class__ is not UrlEntry:
-                    if entries:
-                        yield run.take()
-                        entries, lines = run.entries, run.lines
-                    assert isinstance(item, InvalidValueError)
-                    yield reports.skipped(source, lineno, str(item), cells[loc_i] or None)
-                    continue
-                entries.append(item)
-                lines.append(lineno)
-            if len(entries) >= RUN_SIZE:
-                yield run.take()
-    except Exception:
-        if run.entries:
+                if entries:
+                    yield run.take()
+                    entries, lines = run.entries, run.lines
+                yield reports.skipped(source, lineno, f"{len(row)} fields but the header has {width}: extra "
+                                      f"value(s) {', '.join(repr(c) for c in row[width:][:3])}", None)
+                continue
+            cells = list(map(str.strip, row))
+            if not any(cells):
+                continue
+            if len(cells) < width:
+                cells += [""] * (width - len(cells))
+            item = _csv_entry(cells, loc_i, lastmod_i, changefreq_i, priority_i, fast)
+            if item.__class__ is not UrlEntry:
+                if entries:
+                    yield run.take()
+                    entries, lines = run.entries, run.lines
+                assert isinstance(item, InvalidValueError)
+                yield reports.skipped(source, lineno, str(item), cells[loc_i] or None)
+                continue
+            entries.append(item)
+            lines.append(lineno)
+        if len(entries) >= RUN_SIZE:
             yield run.take()
-        raise
-    if run.entries:
-        yield run.take()
 
 
 #: Changefreq values written as the protocol spells them (anything else goes through the constructor).
@@ -456,8 +435,13 @@ def _priority(text: str) -> float | None:
 def read_runs(kind: str, blocks: Iterator[list[str]], source: str, reports: Reports) -> Iterator[RunItem]:
     """The entries and problems of a URL list of ``kind`` ("text", "csv" or "jsonl") given as blocks of lines
     (:func:`text_blocks`)."""
-    if kind == "jsonl":
-        return _runs_jsonl(blocks, source, reports)
-    if kind == "csv":
-        return _runs_csv(blocks, source, reports)
-    return _runs_text(blocks, source, reports)
+    run = _Run(source)
+    reader = _runs_jsonl if kind == "jsonl" else _runs_csv if kind == "csv" else _runs_text
+    try:
+        yield from reader(run, blocks, source, reports)
+    except Exception:
+        if run.entries:  # what came before the error, as the line-by-line reader handed it out
+            yield run.take()
+        raise
+    if run.entries:
+        yield run.take()
