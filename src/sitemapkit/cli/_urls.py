@@ -27,7 +27,7 @@ from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit.core._problems import Problem, Severity, escape_controls, escape_json_controls
 from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch._items import EntryBatch, SitemapNode
-from sitemapkit.fetch._sources import DocumentDone, open_sources
+from sitemapkit.fetch._sources import open_sources
 from sitemapkit.read import Located
 
 if TYPE_CHECKING:
@@ -115,12 +115,6 @@ def _first_seen(entries: Sequence[UrlEntry], seen: set[str]) -> list[UrlEntry]:
     return fresh
 
 
-def _discovery_type() -> type:
-    from sitemapkit.fetch._discover import Discovery
-
-    return Discovery
-
-
 class _Counts:
     """What ``urls`` has read so far, for the progress line (see :class:`~sitemapkit.cli._common.Progress`)."""
 
@@ -197,8 +191,6 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
             name = "<stdin>" if source == "-" else source
             is_url = is_url_source(source)
             walked = is_url and follow
-            # a site's Discovery comes only from a URL (its class lives with the HTTP side, loaded only then)
-            skipped: tuple[type, ...] = (DocumentDone, _discovery_type()) if is_url else (DocumentDone,)
             try:
                 with Progress(progress.describe, quiet=quiet):
                     events = open_sources([source], follow=follow, settings=settings, strict=strict,
@@ -214,8 +206,6 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                                 stream.flush()
                                 print_problem(_for_cli(problem))
                             continue
-                        if isinstance(event, skipped):
-                            continue
                         if isinstance(event, SitemapRef) and walked and fmt == "text":
                             continue  # the index was followed: text output lists pages only
                         if isinstance(event, Problem):
@@ -226,7 +216,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                             continue
                         item = event.item if isinstance(event, Located) else event
                         if not isinstance(item, (UrlEntry, SitemapRef)):
-                            continue  # (skipped above: what is left is an entry or a child sitemap)
+                            continue  # a document's end (DocumentDone) or a site's Discovery: not output
                         if unique:
                             if item.loc in seen:
                                 continue
