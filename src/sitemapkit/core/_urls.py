@@ -22,17 +22,13 @@ __all__ = ["SIMPLE_IRI", "SIMPLE_URI", "iri_to_uri", "is_absolute_http_url", "is
 # iri_to_uri would return unchanged (the hot path of every reader and writer). The path part takes runs of safe
 # characters possessively (``++``/``*+``: the same language, as "%" is not in the run's class, so there is only one
 # way to split a path; 2.5x faster than one character per step, and linear on a failing input).
-SIMPLE_URI = re.compile(
-    r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
-    r"(?:[/?#](?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#]++|%[0-9A-Fa-f]{2})*+)?"
-)
+_ORIGIN = r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
+_URI_RUN = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#"
+SIMPLE_URI = re.compile(_ORIGIN + rf"(?:[/?#](?:[{_URI_RUN}]++|%[0-9A-Fa-f]{{2}})*+)?")
 # An IRI that is a SIMPLE_URI but for non-ASCII characters after the host (a raw IRI path or query, as
 # non-English sites write them): iri_to_uri only percent-encodes those as UTF-8 (pinned against the general path
 # in tests/core/test_urls_iri.py). No surrogates (not encodable), no non-ASCII host (IDNA).
-SIMPLE_IRI = re.compile(
-    r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
-    "[/?#](?:[A-Za-z0-9\\-._~!$&'()*+,;=:@/?#\u0080-\ud7ff\ue000-\U0010ffff]++|%[0-9A-Fa-f]{2})*+"
-)
+SIMPLE_IRI = re.compile(_ORIGIN + rf"[/?#](?:[{_URI_RUN}\u0080-\ud7ff\ue000-\U0010ffff]++|%[0-9A-Fa-f]{{2}})*+")
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 # RFC 3986 authority: userinfo@host:port, a host being a reg-name, an IPv4 address or an IP literal in brackets
 _AUTHORITY = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@%\[\]]*+")
