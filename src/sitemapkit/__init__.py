@@ -5,7 +5,8 @@ The everyday API lives here::
     from sitemapkit import UrlEntry, write_sitemaps, read_file, validate, discover
 
 - the entry model (``UrlEntry``, ``SitemapRef``, ``Image``, ``Video``, ``News``, ``Alternate``, ``LastMod``);
-- writing: ``write_sitemaps`` and ``SitemapSetWriter``;
+- writing: ``write_sitemaps`` and ``SitemapSetWriter``; ``generate`` (what ``sitemapkit generate`` does: lists,
+  CSV, JSONL, sitemaps, static-site folders, partitioned data in, a published set out);
 - reading: ``read_file``, ``parse_bytes``, ``iter_events`` and the sans-I/O ``SitemapParser``;
 - checking: ``validate``; finding: ``discover`` and ``walk_site``; crawling: ``crawl`` (crawl and publish),
   ``Crawler`` and ``CrawlOptions``;
@@ -51,6 +52,7 @@ from sitemapkit.read import ParseResult, SitemapParser, iter_events, parse_bytes
 if TYPE_CHECKING:
     from sitemapkit.crawl import Crawler, CrawlOptions, crawl
     from sitemapkit.fetch import discover, walk_site
+    from sitemapkit.generator import GenerateResult, generate
     from sitemapkit.validate import ValidationReport, validate
     from sitemapkit.write import Manifest, SitemapSetWriter, write_sitemaps
 
@@ -59,6 +61,8 @@ _LAZY: dict[str, str] = {
     "Manifest": "sitemapkit.write",
     "SitemapSetWriter": "sitemapkit.write",
     "write_sitemaps": "sitemapkit.write",
+    "generate": "sitemapkit.generator",
+    "GenerateResult": "sitemapkit.generator",
     "validate": "sitemapkit.validate",
     "ValidationReport": "sitemapkit.validate",
     "discover": "sitemapkit.fetch",
@@ -80,6 +84,7 @@ __all__ = [
     "CrawlOptions",
     "Crawler",
     "FetchError",
+    "GenerateResult",
     "HTTPStatusError",
     "Image",
     "InputError",
@@ -105,6 +110,7 @@ __all__ = [
     "__version__",
     "crawl",
     "discover",
+    "generate",
     "iter_events",
     "parse_bytes",
     "read_file",

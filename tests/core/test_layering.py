@@ -20,7 +20,11 @@ ALLOWED: dict[str, set[str]] = {
     "fetch": {"core", "read"},
     "validate": {"core", "read", "fetch"},
     "crawl": {"core", "read", "write", "fetch"},
+    # the generate job sits above the capabilities it drives: harvest writes partitioned data on Dask
+    "generator": {"core", "read", "write", "fetch", "crawl", "harvest"},
 }
+#: What a capability folder (submit, serve, web, audit, harvest) may use: the base layers, not cli, not its peers.
+BASE = {"core", "read", "write", "fetch", "validate", "crawl"}
 TOP = {"cli", "__init__", "__main__"}
 MAX_LINES = 520  # "about 500"
 
@@ -99,8 +103,7 @@ def _violations(graph: dict[str, dict[str, int]]) -> list[str]:
         layer = _layer(module)
         if layer in TOP:
             continue
-        # a capability folder (submit, serve, web, audit, harvest) may use every base layer, not cli or its peers
-        allowed = ALLOWED[layer] if layer in known else set(ALLOWED)
+        allowed = ALLOWED[layer] if layer in known else BASE
         for dep, line in deps.items():
             dep_layer = _layer(dep)
             if dep_layer == layer:

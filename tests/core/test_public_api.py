@@ -11,13 +11,13 @@ import pytest
 
 import sitemapkit
 
-LAYERS = ("core", "read", "write", "validate", "fetch", "crawl")
+LAYERS = ("core", "read", "write", "validate", "fetch", "crawl", "generator")
 
 # The everyday API (README): the model, write/read/validate/discover/crawl, the exception tree. Pinned exactly:
 # a specialised name belongs to its layer package, not here.
 TOP_LEVEL = {
     "UrlEntry", "SitemapRef", "Image", "Video", "News", "Alternate", "Changefreq", "LastMod",
-    "write_sitemaps", "SitemapSetWriter", "Manifest",
+    "write_sitemaps", "SitemapSetWriter", "Manifest", "generate", "GenerateResult",
     "read_file", "parse_bytes", "iter_events", "SitemapParser", "ParseResult",
     "validate", "ValidationReport", "discover", "walk_site", "crawl", "Crawler", "CrawlOptions",
     "Problem", "Severity",

@@ -8,7 +8,7 @@ import click
 from click.testing import CliRunner
 
 import sitemapkit
-from sitemapkit.cli._generate import OutputOptions, output_options
+from sitemapkit.cli._outputs import OutputOptions, output_options
 
 
 def test_writer_exports_are_pinned() -> None:

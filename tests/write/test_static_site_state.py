@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sitemapkit.cli._static_site import SiteState
+from sitemapkit.generator import SiteState
 from tests.write.helpers import read_back
 
 JAN = 1704067200  # 2024-01-01T00:00:00Z

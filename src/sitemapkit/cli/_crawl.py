@@ -24,7 +24,7 @@ from sitemapkit.cli._common import (
     quiet_option,
     stderr_console,
 )
-from sitemapkit.cli._generate import OutputOptions, output_options, print_manifest_summary
+from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import PublishError
 from sitemapkit.core._limits import MAX_LOC_LENGTH

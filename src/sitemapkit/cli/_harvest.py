@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ from sitemapkit.cli._common import (
     EXIT_OK,
     Progress,
     plural,
-    print_problem,
     quiet_option,
     stderr_console,
 )
@@ -109,39 +107,3 @@ def harvest(hosts_file: Any, out: str, workers: int, threads: int, scheduler: st
                f"{time.monotonic() - stats.started:.1f} s")
     click.echo(f"URLs: {result.urls_dir}  hosts: {result.hosts_path}")
     sys.exit(EXIT_FAILURE if stats.failed or bad else EXIT_OK)
-
-
-def generate_partitioned_data(inputs: tuple[str, ...], output: Any, *, workers: int | None, scheduler: str | None,
-                              allow_cross_host: bool, ignored: dict[str, Any], submit: dict[str, Any],
-                              summary: Callable[[Any], None]) -> None:
-    """``generate DATA --workers N``: DATA is a Parquet dataset or a folder of CSV / JSONL files (see
-    :mod:`sitemapkit.harvest._generate`); called by ``cli/_generate.py``. Exits."""
-    from sitemapkit.cli._generate_inputs import DEFAULT_CAP
-    from sitemapkit.cli._publishsubmit import submit_after_publish
-    from sitemapkit.core import CODES
-    from sitemapkit.harvest import generate_partitioned, is_data_input
-
-    not_data = [p for p in inputs if not is_data_input(p)]
-    if not_data:
-        raise click.UsageError(f"{not_data[0]} is not partitioned data: with --workers or --scheduler every INPUT "
-                               "is a Parquet dataset or a folder of CSV / JSONL files")
-    used = [f"--{name.replace('_', '-')}" for name, value in ignored.items() if value]
-    if used:
-        raise click.UsageError(f"{', '.join(used)} do not apply to partitioned DATA")
-    result = generate_partitioned(inputs, output.out, output.base_url, workers=workers or 2, scheduler=scheduler,
-                                  allow_cross_host=allow_cross_host, writer_kwargs=output.writer_kwargs())
-    shown: dict[str, int] = {}
-    for problem in result.problems:
-        shown[problem.code] = shown.get(problem.code, 0) + 1
-        if shown[problem.code] <= DEFAULT_CAP:
-            print_problem(problem)
-    for code, n in result.counts.items():
-        if n > shown.get(code, 0):
-            title = CODES[code].title if code in CODES else ""
-            click.echo(f"… and {n - shown.get(code, 0):,} more {code}" + (f" ({title})" if title else ""), err=True)
-    summary(result.manifest)
-    click.echo(f"{plural(result.partitions, 'partition')} written in parallel")
-    if result.errors:
-        click.echo(f"sitemapkit: {plural(result.errors, 'input row')} skipped", err=True)
-    submitted = submit_after_publish(result.manifest, **submit)
-    sys.exit(EXIT_FAILURE if result.errors or not submitted else EXIT_OK)

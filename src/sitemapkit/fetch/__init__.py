@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
     from sitemapkit.fetch._retry import RetryPolicy
     from sitemapkit.fetch._robots import RobotsTxt
-    from sitemapkit.fetch._sources import DocumentDone, FetchSettings, open_sources
+    from sitemapkit.fetch._sources import DocumentDone, FetchSettings, local_child, open_sources
     from sitemapkit.fetch._transports import (
         AddressRefusedError,
         AiohttpTransport,
@@ -63,6 +63,7 @@ _WHERE: dict[str, str] = {
     "WalkOptions": "sitemapkit.fetch._walk",
     "discover": "sitemapkit.fetch._discover",
     "fetch_robots": "sitemapkit.fetch._discover",
+    "local_child": "sitemapkit.fetch._sources",
     "open_sources": "sitemapkit.fetch._sources",
     "walk": "sitemapkit.fetch._walk",
     "walk_site": "sitemapkit.fetch._discover",
@@ -101,6 +102,7 @@ __all__ = [
     "WalkOptions",
     "discover",
     "fetch_robots",
+    "local_child",
     "open_sources",
     "walk",
     "walk_site",

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
@@ -25,11 +24,16 @@ from typing import Any
 
 from sitemapkit.core import InvalidEntryError, Location, Problem, Severity, UrlEntry
 from sitemapkit.harvest._schema import entry_from_row
-from sitemapkit.write import Manifest, SitemapSetWriter
-from sitemapkit.write._codes import HostCheck, url_origin
-from sitemapkit.write._inputs import iter_input
-from sitemapkit.write._render import Warnings
-from sitemapkit.write._rolling import Done, Format, Roller, RollSettings, StreamRoller, XmlRoller
+from sitemapkit.write import (
+    HostCheck,
+    Manifest,
+    PartitionFiles,
+    PartitionSpec,
+    PartitionWriter,
+    SitemapSetWriter,
+    iter_input,
+    url_origin,
+)
 
 __all__ = ["PartitionedResult", "find_data_files", "generate_partitioned", "is_data_input"]
 
@@ -79,28 +83,19 @@ def is_data_input(path: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Config:
     base_url: str
-    formats: tuple[Format, ...]
-    gzip_level: int | None
-    stylesheet: str | None
-    max_urls: int
-    max_bytes: int
-    max_news: int
-    html_title: str
     home: str | None  # scheme://host[:port] entries must be on (None: any host)
     dedupe: bool
 
 
 @dataclass(slots=True)
 class _Part:
-    """What one partition sends back: its finished files per format, counters, warnings and problems."""
+    """What one partition sends back: its finished files, counters and problems."""
 
-    done: dict[str, list[Done]] = field(default_factory=dict)
-    urls: int = 0
+    files: PartitionFiles = field(default_factory=PartitionFiles)
     errors: int = 0
     duplicates: int = 0
     problems: list[Problem] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
-    warnings: Warnings | None = None
 
     def report(self, problem: Problem) -> None:
         n = self.counts.get(problem.code, 0) + 1
@@ -132,16 +127,12 @@ def _rows(path: Path, base_url: str, part: _Part) -> Iterator[tuple[UrlEntry, Lo
             yield item
 
 
-def _write_partition(files: Sequence[str], route: tuple[int, int] | None, tmp_dir: str, cfg: _Config) -> _Part:
+def _write_partition(files: Sequence[str], route: tuple[int, int] | None, spec: PartitionSpec,
+                     cfg: _Config) -> _Part:
     """One Dask task: read ``files`` (only the rows whose loc hashes to ``route[0]`` of ``route[1]``, when given)
-    and roll them into files under ``tmp_dir``."""
-    part = _Part(warnings=Warnings(tmp_dir))
-    assert part.warnings is not None
-    Path(tmp_dir).mkdir(parents=True, exist_ok=True)
-    settings = RollSettings(Path(tmp_dir), cfg.gzip_level, cfg.stylesheet, cfg.max_urls, cfg.max_bytes,
-                            cfg.max_news, cfg.html_title, part.warnings)
-    rollers: list[Roller] = [XmlRoller(settings) if f == "xml" else StreamRoller(settings, f)
-                             for f in sorted(cfg.formats, key=lambda f: f != "xml")]
+    and roll them into the partition's files (``spec``)."""
+    part = _Part()
+    writer = PartitionWriter(spec)
     seen: set[bytes] | None = set() if cfg.dedupe else None
     hosts = None if cfg.home is None else HostCheck(cfg.home)
     for name in files:
@@ -159,18 +150,14 @@ def _write_partition(files: Sequence[str], route: tuple[int, int] | None, tmp_di
                 part.report(off_host)
                 continue
             try:
-                for roller in rollers:
-                    roller.add(entry)
+                writer.add(entry)
             except InvalidEntryError as exc:
                 part.report(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
                                     Location(where.source, where.line, loc=entry.loc)))
                 continue
             if seen is not None:
                 seen.add(key)
-            part.urls += 1
-    for roller in rollers:
-        roller.finish()
-        part.done[roller.fmt] = roller.done
+    part.files = writer.finish()
     return part
 
 
@@ -186,7 +173,7 @@ class PartitionedResult:
     counts: dict[str, int]
 
 
-def _run(tasks: list[tuple[list[str], tuple[int, int] | None, str]], cfg: _Config, workers: int,
+def _run(tasks: list[tuple[list[str], tuple[int, int] | None, PartitionSpec]], cfg: _Config, workers: int,
          scheduler: str | None, processes: bool) -> list[_Part]:
     import distributed
 
@@ -199,8 +186,8 @@ def _run(tasks: list[tuple[list[str], tuple[int, int] | None, str]], cfg: _Confi
                                dashboard_address=None, silence_logs=logging.ERROR)
         client = dist.Client(cluster)
     try:
-        futures = [client.submit(_write_partition, files, route, tmp, cfg, pure=False)
-                   for files, route, tmp in tasks]
+        futures = [client.submit(_write_partition, files, route, spec, cfg, pure=False)
+                   for files, route, spec in tasks]
         return list(client.gather(futures))
     finally:
         client.close()
@@ -232,31 +219,17 @@ def generate_partitioned(
     writer = SitemapSetWriter(out_dir, base_url, check_scope=not allow_cross_host, **kw)
     dedupe = bool(kw.get("dedupe"))
     with writer:
-        tmp = writer._tmp_dir
-        settings = writer._rollers[0].settings
-        cfg = _Config(writer.base_url, tuple(r.fmt for r in writer._rollers), settings.gzip_level,
-                      settings.stylesheet, writer.max_urls, writer.max_bytes, writer.max_news, writer.html_title,
+        cfg = _Config(writer.base_url,
                       None if allow_cross_host else url_origin(base_url), dedupe)
         count = max(len(files), workers) if dedupe else len(files)
-        tasks = [(files if dedupe else [files[i]], (i, count) if dedupe else None, str(tmp / f"part-{i}"))
+        tasks = [(files if dedupe else [files[i]], (i, count) if dedupe else None, writer.partition_spec(f"part-{i}"))
                  for i in range(count)]
         parts = _run(tasks, cfg, workers, scheduler, processes)
         counts: dict[str, int] = {}
-        for i, part in enumerate(parts):  # partition order: each partition's files, renamed into the set's tmp
-            for done_list in part.done.values():
-                for d in done_list:
-                    target = tmp / f"p{i}-{d.tmp.name}"
-                    os.replace(d.tmp, target)
-                    d.tmp = target
-            shutil.rmtree(tmp / f"part-{i}", ignore_errors=True)
+        for part in parts:  # partition order
+            writer.adopt(part.files, duplicates=part.duplicates)
             for code, n in part.counts.items():
                 counts[code] = counts.get(code, 0) + n
-            if part.warnings is not None:
-                writer._warnings.merge(part.warnings)
-        for roller in writer._rollers:
-            roller.done = [d for part in parts for d in part.done.get(roller.fmt, [])]
-        writer.urls = sum(p.urls for p in parts)
-        writer.duplicates = sum(p.duplicates for p in parts)
     assert writer.manifest is not None
     return PartitionedResult(writer.manifest, len(parts), sum(p.errors for p in parts),
                              tuple(p for part in parts for p in part.problems), counts)

@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+from sitemapkit.write._codes import HostCheck, url_origin
 from sitemapkit.write._inputs import InputKind, iter_input, sniff_kind
+from sitemapkit.write._partition import PartitionFiles, PartitionSpec, PartitionWriter
 from sitemapkit.write._publish import SitemapFile
 from sitemapkit.write._render import Extension, escape
 from sitemapkit.write._sitemapset import Manifest, SitemapSetWriter, write_sitemaps
@@ -12,10 +14,14 @@ from sitemapkit.write._writers import HtmlWriter, IndexWriter, TextWriter, Urlse
 
 __all__ = [
     "Extension",
+    "HostCheck",
     "HtmlWriter",
     "IndexWriter",
     "InputKind",
     "Manifest",
+    "PartitionFiles",
+    "PartitionSpec",
+    "PartitionWriter",
     "SitemapFile",
     "SitemapSetWriter",
     "TextWriter",
@@ -23,5 +29,6 @@ __all__ = [
     "escape",
     "iter_input",
     "sniff_kind",
+    "url_origin",
     "write_sitemaps",
 ]

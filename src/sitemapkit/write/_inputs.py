@@ -10,7 +10,7 @@ anything else (and ``-``, standard input) is decided by its first non-blank line
 comma-separated header naming ``loc`` (or ``url``) starts CSV, otherwise it is a list of URLs. Gzip-compressed
 files are read transparently. Markup (a first line starting with ``<``) is refused with one error: XML sitemaps,
 indexes and feeds are the reader's (the write layer does not import it; ``generate`` sends them there, see
-``cli/_generate_inputs.py``).
+``generator/_inputs.py``).
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def _iter_site(root: Path, base_url: str, include: Sequence[str], exclude: Seque
                skip_files: frozenset[Path]) -> Iterator[InputItem]:
     """HTML files of a built site, in sorted order; ``index.html`` stands for its directory URL. A plain walk:
     ``generate`` judges each page above it (robots.txt, noindex, canonical, content-based lastmod) where HTML
-    extraction may be imported (``cli/_static_site.py``)."""
+    extraction may be imported (``generator/_site.py``)."""
     base = base_url if base_url.endswith("/") else base_url + "/"
     excludes = tuple(exclude) + DEFAULT_SITE_EXCLUDES
     skip = {p.resolve() for p in skip_files}

@@ -37,6 +37,7 @@ from sitemapkit.core._model import UrlEntry
 from sitemapkit.core._problems import Problem
 from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.write._codes import SM606, SM607
+from sitemapkit.write._partition import PartitionFiles, PartitionSpec
 from sitemapkit.write._publish import XSL_NAME, Publisher, SitemapFile
 from sitemapkit.write._render import Warnings
 from sitemapkit.write._rolling import FORMATS, Format, Roller, RollSettings, StreamRoller, XmlRoller, refuse_entry
@@ -170,6 +171,8 @@ class SitemapSetWriter:
         self._lock_fd: int | None = None
         self._tmp_dir = self.out_dir  # set in _start
         self._rollers: list[Roller] = []
+        self._adopted = 0  # partitions adopted (``adopt``) and the URLs they brought
+        self._adopted_urls = 0
 
     # -- lifecycle ------------------------------------------------------------------------------------------
 
@@ -315,6 +318,43 @@ class SitemapSetWriter:
     @property
     def problems(self) -> tuple[Problem, ...]:
         return self._warnings.problems()
+
+    # -- partitions written elsewhere (``_partition.py``) ----------------------------------------------------
+
+    def partition_spec(self, name: str) -> PartitionSpec:
+        """Where and how a partition named ``name`` (a plain folder name) writes its files: give it to a
+        :class:`~sitemapkit.write.PartitionWriter` (in this process or another), then :meth:`adopt` the result."""
+        if not name or "/" in name or name.startswith("."):
+            raise ConfigurationError(f"a partition name is a plain folder name, got {name!r}")
+        self._ensure_open()
+        settings = self._rollers[0].settings
+        return PartitionSpec(self._tmp_dir / name, tuple(r.fmt for r in self._rollers), settings.gzip_level,
+                             settings.stylesheet, self.max_urls, self.max_bytes, self.max_news, self.html_title)
+
+    def adopt(self, files: PartitionFiles, *, duplicates: int = 0) -> None:
+        """Take a finished partition's files into the set, after those adopted before (call in partition
+        order). Partitions are adopted before any entry is added with :meth:`add`. ``duplicates`` counts URLs
+        the partition skipped as repeated."""
+        self._ensure_open()
+        if self.urls != self._adopted_urls or any(r.count for r in self._rollers):
+            raise PublishError("partitions are adopted before entries are added to the set")
+        self._adopted += 1
+        folders = {d.tmp.parent for ds in files.done.values() for d in ds} - {self._tmp_dir}
+        for roller in self._rollers:
+            for done in files.done.get(roller.fmt, []):
+                if not done.tmp.is_relative_to(self._tmp_dir):
+                    raise PublishError(f"{done.tmp} is not inside this set's temporary directory")
+                target = self._tmp_dir / f"p{self._adopted}-{done.tmp.parent.name}-{done.tmp.name}"
+                os.replace(done.tmp, target)
+                done.tmp = target
+                roller.done.append(done)
+        for folder in folders:  # the partition's own folder, now empty of finished files
+            shutil.rmtree(folder, ignore_errors=True)
+        if files.warnings is not None:
+            self._warnings.merge(files.warnings)
+        self.urls += files.urls
+        self._adopted_urls += files.urls
+        self.duplicates += duplicates
 
     # -- publishing -----------------------------------------------------------------------------------------
 

@@ -1,15 +1,11 @@
-"""What ``sitemapkit generate`` reads, dispatched by content: XML sitemaps, sitemap indexes and RSS/Atom feeds go
-through the reader (``sitemapkit.read``, every extension kept); URL lists, CSV, JSONL and static-site folders
-through the write layer's input readers (``write/_inputs.py``, which may not import the reader); a static-site
-folder's pages are judged (robots.txt, noindex, canonical) in ``cli/_static_site.py``. HTML is refused
-with one error.
+"""What generate reads, dispatched by content: XML sitemaps, sitemap indexes and RSS/Atom feeds go through the
+reader (``sitemapkit.read``, every extension kept); URL lists, CSV, JSONL and static-site folders through the
+write layer's input readers (``write/_inputs.py``, which may not import the reader); a static-site folder's pages
+are judged (robots.txt, noindex, canonical) in ``generator/_site.py``. HTML is refused with one error.
 
 An index is read with its sitemaps: each ``<loc>``'s file name is looked up in the index's own folder (a
 published set lists ``https://example.com/sitemap-1-1.xml`` and has ``sitemap-1-1.xml`` next to
 ``sitemap.xml``). A sitemap that is not there is one SM612 error each; nothing is fetched.
-
-Also here: :class:`CappedReport`, which prints the first 20 problems of each code and then one count line, so a
-file of 100,000 bad lines reports 20 of them and "… and 99,980 more SM610".
 """
 
 from __future__ import annotations
@@ -21,11 +17,8 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
-import click
-
-from sitemapkit.cli._common import print_problem
-from sitemapkit.cli._static_site import SiteRun, iter_static_site
-from sitemapkit.core import CODES, InputError, Location, Problem, SitemapRef, UrlEntry
+from sitemapkit.core import InputError, Location, Problem, SitemapRef, UrlEntry
+from sitemapkit.generator._site import SiteRun, iter_static_site
 from sitemapkit.read import DocumentKind, Located, iter_events, sniff
 from sitemapkit.write._inputs import (
     SM612,
@@ -37,34 +30,11 @@ from sitemapkit.write._inputs import (
     iter_input_runs,
 )
 
-__all__ = ["DEFAULT_CAP", "CappedReport", "iter_generate_inputs", "iter_generate_runs"]
+__all__ = ["iter_generate_inputs", "iter_generate_runs"]
 
-#: Problems of one code printed before the rest are only counted.
-DEFAULT_CAP = 20
 #: Bytes read from the start of an input to tell what it is (an XML prolog with comments fits many times over).
 _SNIFF_BYTES = 64 * 1024
 _FEEDS = (DocumentKind.URLSET, DocumentKind.RSS, DocumentKind.ATOM)
-
-
-class CappedReport:
-    """Print problems on standard error, at most ``cap`` of each code; :meth:`finish` prints, for every code that
-    went over, one line ``… and N more CODE (title)``. ``counts`` holds the true count of each code."""
-
-    def __init__(self, cap: int = DEFAULT_CAP) -> None:
-        self.cap = cap
-        self.counts: dict[str, int] = {}
-
-    def __call__(self, problem: Problem) -> None:
-        n = self.counts.get(problem.code, 0) + 1
-        self.counts[problem.code] = n
-        if n <= self.cap:
-            print_problem(problem)
-
-    def finish(self) -> None:
-        for code, n in self.counts.items():
-            if n > self.cap:
-                title = CODES[code].title if code in CODES else ""
-                click.echo(f"… and {n - self.cap:,} more {code}" + (f" ({title})" if title else ""), err=True)
 
 
 class _Prefixed(io.RawIOBase):
@@ -115,7 +85,7 @@ def iter_generate_inputs(
     for an input that cannot be read at all (missing, HTML, an XML document that is no sitemap).
 
     A static-site folder's pages are judged as ``crawl`` judges pages (robots.txt, noindex, canonical; see
-    ``cli/_static_site.py``): ``site`` collects the exclusions and holds the ``--state`` for lastmod."""
+    ``generator/_site.py``): ``site`` collects the exclusions and holds the ``--state`` for lastmod."""
     yield from items_of_runs(iter_generate_runs(inputs, base_url=base_url, include=include, exclude=exclude,
                                                 skip_files=skip_files, stdin=stdin, site=site))
 
@@ -214,7 +184,7 @@ def _iter_ref(ref: SitemapRef, where: Location, folder: Path | None) -> Iterator
         yield SM612.problem(where, f"{ref.loc} not read: an index from standard input has no folder to find its "
                                    "sitemaps in; give the index as a file")
         return
-    from sitemapkit.fetch._sources import local_child  # the fetch layer (and aiohttp) only for an index input
+    from sitemapkit.fetch import local_child  # the fetch layer only for an index input
 
     child = local_child(ref.loc, folder)
     if child is None:

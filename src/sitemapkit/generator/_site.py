@@ -1,4 +1,4 @@
-"""``generate`` on a built static-site folder: the pages the folder itself keeps out of search are left out, and
+"""Generating from a built static-site folder: the pages the folder itself keeps out of search are left out, and
 (with ``--state``) lastmod moves only when a page's content does.
 
 The write layer walks the folder (``write/_inputs.py``: HTML files in order, ``index.html`` for its directory,
@@ -12,9 +12,10 @@ lastmod from the file's modification time); each page is then judged here, where
   spelling (``/about`` for ``about.html``, ``/a/index.html`` for ``/a/``) is no exclusion: the page is listed
   under its canonical URL.
 
-Excluded pages are counted per reason (the summary) and the first :data:`SHOWN` of each reason are listed.
+Excluded pages are counted per reason (:meth:`SiteRun.summary`), and each is handed to the run's ``on_excluded``
+callback as an :class:`Exclusion` (the command line prints the first :data:`SHOWN` of each reason).
 
-Honest lastmod (``--state FILE``, see :func:`sitemapkit.crawl._fingerprint.honest_lastmod`): a JSON file keeps
+Honest lastmod (``--state FILE``, see ``crawl/_fingerprint.py``): a JSON file keeps
 each URL's content fingerprint and lastmod. A page seen for the first time gets its file's modification time; an
 unchanged page keeps its recorded lastmod however often it is rebuilt (touched); a changed page gets its file's
 modification time (or the run's time when that is not later than the recorded lastmod). Without ``--state``
@@ -25,13 +26,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
-
-import click
 
 from sitemapkit.core import InputError, Location, Problem, UrlEntry
 from sitemapkit.core._atomic import atomic_text
@@ -41,12 +41,12 @@ from sitemapkit.write._inputs import SM610, InputItem, iter_input
 
 if TYPE_CHECKING:
     from sitemapkit.crawl import Reason, UrlNormalizer
-    from sitemapkit.fetch._robots import RobotsTxt
+    from sitemapkit.fetch import RobotsTxt
 
 # The crawler's HTML extraction and fetch's robots.txt are imported where a site folder is read: generate on a URL
 # list starts without them (and without aiohttp, which importing those packages loads).
 
-__all__ = ["SHOWN", "SiteRun", "SiteState", "iter_static_site"]
+__all__ = ["SHOWN", "Exclusion", "SiteRun", "SiteState", "iter_static_site"]
 
 #: Excluded pages listed per reason before the rest are only counted.
 SHOWN = 20
@@ -113,38 +113,52 @@ class SiteState:
             fh.write("\n")
 
 
-class SiteRun:
-    """What one ``generate`` run needs across its site folders: the optional state and the exclusions."""
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """A page of a site folder left out of the sitemap: its file, its URL, the reason (``robots``, ``noindex``,
+    ``canonical``) and what said so. ``number`` counts the exclusions of that reason so far (from 1)."""
 
-    def __init__(self, state: SiteState | None = None) -> None:
+    path: str
+    url: str
+    reason: str
+    detail: str
+    number: int
+
+    def __str__(self) -> str:
+        return f"excluded {self.path} ({self.url}): {self.reason}, {self.detail}"
+
+
+class SiteRun:
+    """What one generate run needs across its site folders: the optional state, the exclusions (each handed to
+    ``on_excluded``) and the notes (``on_note``: something about the input that is neither a page nor an error)."""
+
+    def __init__(self, state: SiteState | None = None, *, on_excluded: Callable[[Exclusion], None] | None = None,
+                 on_note: Callable[[str], None] | None = None) -> None:
         self.state = state
         self.observed = LastMod.of(datetime.now(UTC).replace(microsecond=0)).text
         self.excluded: dict[str, int] = {}
+        self._on_excluded = on_excluded
+        self._on_note = on_note
 
     def exclude(self, path: str, url: str, reason: Reason, detail: str) -> None:
         n = self.excluded.get(reason.value, 0) + 1
         self.excluded[reason.value] = n
-        if n <= SHOWN:
-            click.echo(f"excluded {path} ({url}): {reason.value}, {detail}", err=True)
+        if self._on_excluded is not None:
+            self._on_excluded(Exclusion(path, url, reason.value, detail, n))
 
-    def summary(self) -> str | None:
-        """``Excluded 3 pages: 1 noindex, 1 canonical, 1 robots.``, or None when nothing was."""
-        total = sum(self.excluded.values())
-        if not total:
-            return None
-        parts = ", ".join(f"{n:,} {reason}" for reason, n in self.excluded.items())
-        return f"Excluded {total:,} page{'s' if total != 1 else ''} the site keeps out of search: {parts}."
+    def note(self, message: str) -> None:
+        if self._on_note is not None:
+            self._on_note(message)
 
 
-def _robots(root: Path, base: str) -> RobotsTxt | None:
-    from sitemapkit.fetch._robots import RobotsTxt
+def _robots(root: Path, base: str, run: SiteRun) -> RobotsTxt | None:
+    from sitemapkit.fetch import RobotsTxt
 
     path = root / "robots.txt"
     if not path.is_file():
         return None
     if urlsplit(base).path not in ("", "/"):
-        click.echo(f"note: {path} not applied: --base-url is not a site root, and robots.txt counts only at "
-                   "/robots.txt", err=True)
+        run.note(f"{path} not applied: --base-url is not a site root, and robots.txt counts only at /robots.txt")
         return None
     try:
         data = path.read_bytes()
@@ -172,10 +186,10 @@ def iter_static_site(root: str, *, base_url: str, include: Sequence[str], exclud
                      skip_files: frozenset[Path], run: SiteRun) -> Iterator[InputItem]:
     """The folder's pages that belong in its sitemap (see the module's docstring), with their problems."""
     from sitemapkit.crawl import Reason, UrlNormalizer, extract_page
-    from sitemapkit.fetch._http import DEFAULT_USER_AGENT
+    from sitemapkit.fetch import DEFAULT_USER_AGENT
 
     base = base_url if base_url.endswith("/") else base_url + "/"
-    robots = _robots(Path(root), base)
+    robots = _robots(Path(root), base, run)
     norm = UrlNormalizer()
     for item in iter_input(root, base_url=base_url, include=include, exclude=exclude, skip_files=skip_files):
         if isinstance(item, Problem):

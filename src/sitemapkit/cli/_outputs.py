@@ -1,0 +1,107 @@
+"""The output options every command that writes a sitemap set shares, and the summary it prints.
+
+``output_options`` is a decorator adding ``--out``, ``--base-url``, ``--gzip``, ``--max-urls``, ``--max-bytes``,
+``--format`` (repeatable), ``--xsl`` and ``--dedupe``; the command receives them as one ``output`` keyword, an
+:class:`OutputOptions`. ``generate`` and ``crawl`` both use it, so they spell these options the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from sitemapkit.cli._common import plural, print_problem
+from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
+from sitemapkit.write import Manifest
+from sitemapkit.write._rolling import FORMATS, Format
+
+__all__ = ["OutputOptions", "output_options", "print_manifest_summary"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class OutputOptions:
+    """The sitemap-set options of a command, as parsed from the command line."""
+
+    out: Path
+    base_url: str | None
+    gzip: bool
+    max_urls: int
+    max_bytes: int
+    formats: tuple[Format, ...]
+    xsl: str | None
+    dedupe: bool
+
+    def writer_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``SitemapSetWriter(out, base_url, **kwargs)``."""
+        return {"gzip": self.gzip, "max_urls": self.max_urls, "max_bytes": self.max_bytes,
+                "formats": self.formats, "xsl": self.xsl, "dedupe": self.dedupe}
+
+
+def output_options(func: F) -> F:
+    """Add the shared output options; the command gets ``output: OutputOptions`` instead of eight arguments."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, out: str, base_url: str | None, gzip: bool, max_urls: int, max_bytes: int,
+                formats: tuple[str, ...], xsl: str | None, dedupe: bool, **kwargs: Any) -> Any:
+        chosen = tuple(dict.fromkeys(formats)) or ("xml",)
+        output = OutputOptions(Path(out), base_url, gzip, max_urls, max_bytes,
+                               chosen, xsl, dedupe)  # type: ignore[arg-type]
+        return func(*args, output=output, **kwargs)
+
+    options = [
+        click.option("--out", "-o", "out", required=True, metavar="DIR",
+                     type=click.Path(file_okay=False, dir_okay=True, writable=True),
+                     help="Directory to publish the sitemap set into (created if missing)."),
+        click.option("--base-url", metavar="URL", default=None,
+                     help="Public URL the --out directory is served at; index <loc>s are this joined with the "
+                          "file names."),
+        click.option("--gzip", is_flag=True, help="Write .xml.gz / .txt.gz (fast zlib level 1)."),
+        click.option("--max-urls", type=click.IntRange(1, MAX_URLS_PER_SITEMAP), default=MAX_URLS_PER_SITEMAP,
+                     show_default=True, metavar="N", help="Roll to a new file before this many URLs."),
+        click.option("--max-bytes", type=click.IntRange(1, MAX_SITEMAP_BYTES), default=MAX_SITEMAP_BYTES,
+                     show_default=True, metavar="N", help="Roll before a file's uncompressed size would exceed N."),
+        click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
+                     help="Output format; repeat for several (default: xml)."),
+        click.option("--xsl", metavar="URL", default=None,
+                     help="Add an <?xml-stylesheet?> line; the value 'default' writes sitemapkit's sitemap.xsl "
+                          "next to the sitemaps and uses it. Chromium-based browsers now show a banner that XSLT "
+                          "support is being removed, over the page heading: for a page people read, use "
+                          "--format html."),
+        click.option("--dedupe", is_flag=True, help="Skip repeated URLs (keeps one hash per URL in memory)."),
+    ]
+    decorated: Callable[..., Any] = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[return-value]
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"  # pragma: no cover
+
+
+def print_manifest_summary(manifest: Manifest) -> None:
+    """A concise summary on stdout and the writer's warnings on stderr."""
+    for problem in manifest.problems:
+        print_problem(problem)
+    sitemaps = manifest.sitemaps
+    files = [f for f in manifest.files if f.kind != "xsl"]
+    stored = sum(f.stored_bytes for f in files)
+    where = manifest.entry_point or manifest.out_dir
+    click.echo(f"Wrote {plural(manifest.urls, 'URL')} in {plural(len(files), 'file')}, {_human(stored)}: {where}"
+               + (f" (index of {len(sitemaps)} sitemaps)" if manifest.index is not None else ""))
+    if manifest.duplicates:
+        click.echo(f"Skipped {plural(manifest.duplicates, 'duplicate URL')}.")
+    if manifest.removed:
+        click.echo(f"Removed {plural(len(manifest.removed), 'stale file')} of the previous run.")

@@ -1,0 +1,32 @@
+"""The generate job: a sitemap set published from inputs of every kind (``sitemapkit generate`` in Python).
+
+::
+
+    from sitemapkit import generate
+
+    result = generate(["urls.csv", "_site/"], "public/", base_url="https://example.com/", gzip=True)
+    result.manifest.entry_point, result.errors, result.counts
+
+Inputs are URL lists (text, CSV, JSONL, ``"-"``), XML sitemaps, indexes and RSS/Atom feeds, built static-site
+folders (pages judged for robots.txt, noindex and canonical; honest lastmod with a ``state`` file) and partitioned
+data (Parquet, or folders of CSV / JSONL with ``workers``, on Dask). It publishes exactly what the command line
+publishes, which only parses options and prints.
+"""
+
+from __future__ import annotations
+
+from sitemapkit.generator._inputs import iter_generate_inputs, iter_generate_runs
+from sitemapkit.generator._job import CAP, GenerateResult, Generation, generate
+from sitemapkit.generator._site import SHOWN, Exclusion, SiteState
+
+__all__ = [
+    "CAP",
+    "SHOWN",
+    "Exclusion",
+    "GenerateResult",
+    "Generation",
+    "SiteState",
+    "generate",
+    "iter_generate_inputs",
+    "iter_generate_runs",
+]
