@@ -2,8 +2,8 @@
 constructors, added a run at a time) as by the general one (every line through the general constructors, every
 entry added on its own by the item loop): exit status, standard output, standard error, and every file written.
 
-The runs are compared with the item loop as it handles sitemaps and site folders (``_generate._items`` turned
-back into one item per entry), so the skips (SM608 another host, SM610 a bad line or an entry that cannot be
+The runs are compared with the item loop as it handles sitemaps and site folders (the job's
+``iter_generate_runs`` turned back into one item per entry), so the skips (SM608 another host, SM610 a bad line or an entry that cannot be
 written) are reported at the same lines in the same order, whatever the run boundaries.
 """
 
@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from sitemapkit.cli import _generate, main
+from sitemapkit.cli import main
+from sitemapkit.generator import _job
 from sitemapkit.write import _lists
 from sitemapkit.write._inputs import items_of_runs
 
@@ -31,7 +32,7 @@ def _general_items(*args: Any, **kwargs: Any) -> Iterator[Any]:
     yield from items_of_runs(_FAST_ITEMS(*args, **kwargs))
 
 
-_FAST_ITEMS = _generate._items
+_FAST_ITEMS = _job.iter_generate_runs
 
 
 def _generate_files(out: Path) -> dict[str, bytes]:
@@ -53,7 +54,7 @@ def _run(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], arg
         m.setattr(_lists, "FAST", fast)
         m.setattr(_lists, "RUN_SIZE", run_size)
         if not fast:
-            m.setattr(_generate, "_items", _general_items)
+            m.setattr(_job, "iter_generate_runs", _general_items)
         m.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
         capfd.readouterr()
         with pytest.raises(SystemExit) as exited:
