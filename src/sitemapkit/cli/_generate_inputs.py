@@ -23,9 +23,9 @@ from urllib.parse import unquote, urlsplit
 
 import click
 
-from sitemapkit.cli._common import print_problem
+from sitemapkit.cli._common import code_title, print_problem
 from sitemapkit.cli._static_site import SiteRun, iter_static_site
-from sitemapkit.core import CODES, InputError, Location, Problem, SitemapRef, UrlEntry
+from sitemapkit.core import InputError, Location, Problem, SitemapRef, UrlEntry
 from sitemapkit.read import DocumentKind, Located, iter_events, sniff
 from sitemapkit.write._inputs import (
     SM612,
@@ -63,7 +63,7 @@ class CappedReport:
     def finish(self) -> None:
         for code, n in self.counts.items():
             if n > self.cap:
-                title = CODES[code].title if code in CODES else ""
+                title = code_title(code)
                 click.echo(f"… and {n - self.cap:,} more {code}" + (f" ({title})" if title else ""), err=True)
 
 

@@ -15,6 +15,7 @@ from sitemapkit.cli._common import (
     EXIT_FAILURE,
     EXIT_OK,
     Progress,
+    code_title,
     plural,
     print_problem,
     quiet_option,
@@ -118,7 +119,6 @@ def generate_partitioned_data(inputs: tuple[str, ...], output: Any, *, workers: 
     :mod:`sitemapkit.harvest._generate`); called by ``cli/_generate.py``. Exits."""
     from sitemapkit.cli._generate_inputs import DEFAULT_CAP
     from sitemapkit.cli._publishsubmit import submit_after_publish
-    from sitemapkit.core import CODES
     from sitemapkit.harvest import generate_partitioned, is_data_input
 
     not_data = [p for p in inputs if not is_data_input(p)]
@@ -137,7 +137,7 @@ def generate_partitioned_data(inputs: tuple[str, ...], output: Any, *, workers: 
             print_problem(problem)
     for code, n in result.counts.items():
         if n > shown.get(code, 0):
-            title = CODES[code].title if code in CODES else ""
+            title = code_title(code)
             click.echo(f"… and {n - shown.get(code, 0):,} more {code}" + (f" ({title})" if title else ""), err=True)
     summary(result.manifest)
     click.echo(f"{plural(result.partitions, 'partition')} written in parallel")
