@@ -1,4 +1,4 @@
-"""Generate docs/checks.md, the table of every validator check, from the CODES registry.
+"""Generate docs/checks.md, the table of every validator check, from the code registry (``sitemapkit.all_codes``).
 
     python scripts/gen_checks_doc.py          # rewrite docs/checks.md
     python scripts/gen_checks_doc.py --check  # exit 1 when the committed file is out of date
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from sitemapkit.core import CODES
+from sitemapkit import all_codes
 from sitemapkit.validate._codes import EXAMPLES, GOOGLE_CODES, VALIDATOR_CODES
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "checks.md"
@@ -37,8 +37,9 @@ def _cell(text: str) -> str:
 
 def render() -> str:
     rows = []
+    codes = all_codes()
     for code in VALIDATOR_CODES:
-        pc = CODES[code]
+        pc = codes[code]
         profile = "google" if code in GOOGLE_CODES else "all"
         rows.append(f"| {code} | {pc.severity.value} | {profile} | {_cell(pc.title)} | {_cell(pc.fix)} | "
                     f"`{_cell(EXAMPLES[code])}` |")

@@ -3,8 +3,8 @@ constructors, added a run at a time) as by the general one (every line through t
 entry added on its own by the item loop): exit status, standard output, standard error, and every file written.
 
 The runs are compared with the item loop as it handles sitemaps and site folders (the job's
-``iter_generate_runs`` turned back into one item per entry), so the skips (SM608 another host, SM610 a bad line or an entry that cannot be
-written) are reported at the same lines in the same order, whatever the run boundaries.
+``iter_generate_runs`` turned back into one item per entry), so the skips (SM608 another host, SM610 a bad line
+or an entry that cannot be written) are reported at the same lines in the same order, whatever the run boundaries.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ under ``if TYPE_CHECKING:`` and inside functions: a lazy import is still a depen
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -181,3 +182,44 @@ def test_the_checks_catch_what_they_forbid() -> None:
     assert not any(b.startswith("sitemapkit.fetch._walk") for b in bad)
     assert not any(b.startswith("sitemapkit.audit._checks:4") for b in bad)
     assert _loops(graph) == [["sitemapkit.read._lane", "sitemapkit.read._xml"]]
+
+
+# A dotted name of a sitemapkit module outside core, as a string (what import_module or a later import would take).
+_UPPER_NAME = re.compile(r"sitemapkit(?:\.(?!core\b)\w+)+|sitemapkit")
+
+
+def _imports_by_name(source: str, module: str) -> list[str]:
+    """Imports an ``ast`` walk of ``import`` statements does not see: ``importlib.import_module`` / ``__import__``
+    calls (allowed only in ``core/_lazy``, which imports what its callers above name) and strings that name a
+    module above core (kept for a later import, as ``_problems._CODE_MODULES`` once was)."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in ("import_module", "__import__") and module != "sitemapkit.core._lazy":
+                found.append(f"{module}:{node.lineno} calls {name}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _UPPER_NAME.fullmatch(node.value):
+            found.append(f"{module}:{node.lineno} names {node.value}")
+    return found
+
+
+def test_core_imports_nothing_above_it_not_even_by_name() -> None:
+    found = [hit for name, path in _modules().items() if _layer(name) == "core"
+             for hit in _imports_by_name(path.read_text(encoding="utf-8"), name)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_by_name_check_catches_what_it_forbids() -> None:
+    old_registry = (
+        '_CODE_MODULES = ("sitemapkit.read._codes", "sitemapkit.crawl._crawler")\n'
+        "def all_codes():\n"
+        "    import importlib\n"
+        "    for module in _CODE_MODULES:\n"
+        "        importlib.import_module(module)\n"
+    )
+    assert len(_imports_by_name(old_registry, "sitemapkit.core._problems")) == 3
+    assert _imports_by_name("__import__('sitemapkit')\n", "sitemapkit.core._x") == [
+        "sitemapkit.core._x:1 calls __import__", "sitemapkit.core._x:1 names sitemapkit"]
+    assert _imports_by_name("x = 'sitemapkit.core._model'\ny = 'see sitemapkit.fetch'\n", "sitemapkit.core._x") == []
+    assert _imports_by_name("import importlib\nimportlib.import_module(name)\n", "sitemapkit.core._lazy") == []

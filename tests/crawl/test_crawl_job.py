@@ -1,5 +1,5 @@
-"""The crawl job (``sitemapkit.crawl(url, out_dir)``) and what a new user meets with ``sitemapkit crawl``: staging
-crawls published under --base-url, an unreachable start URL named as such, the state file kept out of the
+"""The crawl job (``sitemapkit.crawl_site(url, out_dir)``) and what a new user meets with ``sitemapkit crawl``:
+staging crawls published under --base-url, an unreachable start URL named as such, the state file kept out of the
 published folder. End to end through the real CLI against servers on 127.0.0.1."""
 
 from __future__ import annotations
@@ -179,8 +179,8 @@ def test_start_url_ruled_out_by_robots_fails(server: LocalServer, tmp_path: Path
 def test_library_raises_start_url_error(tmp_path: Path) -> None:
     port = closed_port()
     with pytest.raises(StartUrlError, match=rf"cannot connect to 127\.0\.0\.1:{port} \(connection refused\)"):
-        sitemapkit.crawl(f"http://127.0.0.1:{port}/", tmp_path / "out",
-                         options=CrawlOptions(retries=0, connect_timeout=5), state_path=tmp_path / "s.sqlite")
+        sitemapkit.crawl_site(f"http://127.0.0.1:{port}/", tmp_path / "out",
+                              options=CrawlOptions(retries=0, connect_timeout=5), state_path=tmp_path / "s.sqlite")
     assert not (tmp_path / "out").exists()
 
 
@@ -220,8 +220,8 @@ def test_explicit_state_still_wins(server: LocalServer, tmp_path: Path) -> None:
 def test_library_crawl_returns_a_summary(server: LocalServer, tmp_path: Path) -> None:
     server.route("/", '<html><body><a href="/a">a</a><a href="/gone">g</a></body></html>', content_type="text/html")
     server.route("/a", "<html><body>a</body></html>", content_type="text/html")
-    result = sitemapkit.crawl(server.url("/"), tmp_path / "out", options=CrawlOptions(retries=0),
-                              writer_options={"gzip": True})
+    result = sitemapkit.crawl_site(server.url("/"), tmp_path / "out", options=CrawlOptions(retries=0),
+                                   writer_options={"gzip": True})
     assert result.complete
     assert not result.stopped
     assert (result.report.in_sitemap, result.report.broken) == (2, 1)

@@ -145,14 +145,14 @@ def test_cli_validate_now_out_of_range_is_a_usage_error(tmp_path: Path, now: str
 
 
 def test_validator_near_calendar_ends(tmp_path: Path) -> None:
-    from sitemapkit import validate
+    from sitemapkit import validate_sitemaps
 
     (tmp_path / "set.xml").write_bytes(
         f'<?xml version="1.0"?>\n<urlset xmlns="{NS}"><url><loc>https://e.com/a</loc>'
         "<lastmod>9999-12-31T23:59:59-13:59</lastmod></url><url><loc>https://e.com/b</loc>"
         "<lastmod>0001-01-01T00:00:00+13:00</lastmod></url></urlset>\n".encode())
     for now in (datetime(9999, 12, 29, tzinfo=UTC), datetime(1, 1, 3, tzinfo=UTC)):
-        report = validate([tmp_path / "set.xml"], now=now)  # no OverflowError
+        report = validate_sitemaps([tmp_path / "set.xml"], now=now)  # no OverflowError
         assert [f.entries for f in report.files] == [2]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit import Severity, validate
+from sitemapkit import Severity, validate_sitemaps
 from sitemapkit.core import CODES
 from sitemapkit.validate._codes import VALIDATOR_CODES
 
@@ -28,7 +28,7 @@ def _run(code: str, which: str) -> list[tuple[str, Severity]]:
     options = {"now": NOW}
     if (directory / "options.json").exists():
         options.update(json.loads((directory / "options.json").read_text(encoding="utf-8")))
-    report = validate([_fixture(code, which)], **options)  # type: ignore[arg-type]
+    report = validate_sitemaps([_fixture(code, which)], **options)  # type: ignore[arg-type]
     return [(p.code, p.severity) for p in report.problems]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit import validate
+from sitemapkit import validate_sitemaps
 
 NOW = "2026-11-21T00:00:00Z"
 
@@ -126,7 +126,7 @@ EDGE_CASES: dict[str, set[str]] = {
 
 @pytest.mark.parametrize("name", sorted(REAL_WORLD))
 def test_real_world(shared_dir: Path, name: str) -> None:
-    report = validate([shared_dir / "corpus" / "real-world" / name], now=NOW)
+    report = validate_sitemaps([shared_dir / "corpus" / "real-world" / name], now=NOW)
     assert {p.code for p in report.problems} == REAL_WORLD[name]
 
 
@@ -138,17 +138,18 @@ def test_real_world_covers_the_corpus(shared_dir: Path) -> None:
 def test_clean_real_world_files_have_no_errors(shared_dir: Path) -> None:
     clean = [n for n, codes in REAL_WORLD.items() if codes <= {"SM324", "SM401", "SM421", "SM306"}]
     assert len(clean) >= 40
-    report = validate([shared_dir / "corpus" / "real-world" / n for n in clean], now=NOW)
+    report = validate_sitemaps([shared_dir / "corpus" / "real-world" / n for n in clean], now=NOW)
     assert report.valid, [p.format() for p in report.problems if p.is_error][:5]
 
 
 @pytest.mark.parametrize("name", sorted(EDGE_CASES))
 def test_edge_cases(shared_dir: Path, name: str) -> None:
-    report = validate([shared_dir / "corpus" / "edge-cases" / name], now=NOW)
+    report = validate_sitemaps([shared_dir / "corpus" / "edge-cases" / name], now=NOW)
     assert {p.code for p in report.problems} == EDGE_CASES[name]
 
 
 def test_cross_host_text_sitemap_accepted_with_flag(shared_dir: Path) -> None:
-    report = validate([shared_dir / "corpus" / "real-world" / "040_sitemap.txt"], now=NOW, allow_cross_host=True)
+    report = validate_sitemaps([shared_dir / "corpus" / "real-world" / "040_sitemap.txt"], now=NOW,
+                               allow_cross_host=True)
     assert report.valid
     assert not report.problems

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sitemapkit.validate._xml as vx
-from sitemapkit import validate
+from sitemapkit import validate_sitemaps
 from sitemapkit.core._problems import Problem
 from sitemapkit.read import _lane as _read_fast
 from sitemapkit.validate import validate_bytes
@@ -79,7 +79,7 @@ def test_corpus_validates_the_same_both_ways(path: Path) -> None:
     for fast in (False, True):
         _read_fast.ENABLED = fast
         try:
-            reports.append(validate([path], now=NOW))
+            reports.append(validate_sitemaps([path], now=NOW))
         finally:
             _read_fast.ENABLED = True
     assert reports[0] == reports[1]

@@ -22,7 +22,7 @@ from sitemapkit.validate._context import (
     Profile,
     RunOptions,
 )
-from sitemapkit.validate._driver import validate, validate_bytes
+from sitemapkit.validate._driver import validate_bytes, validate_sitemaps
 from sitemapkit.validate._text import TextPass
 
 NOW = "2026-01-01T00:00:00Z"
@@ -145,7 +145,7 @@ def test_every_message_and_loc_in_a_report_is_bounded(tmp_path: Path) -> None:
     path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
                     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
                     f"<url><loc>{long_loc}</loc></url>\n<url><loc>{long_loc}</loc></url>\n</urlset>\n")
-    report = validate([path], now=NOW)
+    report = validate_sitemaps([path], now=NOW)
     codes = sorted(p.code for p in report.problems)
     assert codes == ["SM302", "SM302", "SM306"]
     for p in report.problems:

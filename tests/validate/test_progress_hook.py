@@ -1,12 +1,12 @@
-"""``validate(..., on_progress=...)``: the counts a progress display shows (documents done, entries checked, bytes
-read), called per document and at the end with the totals, also for documents fetched over HTTP."""
+"""``validate_sitemaps(..., on_progress=...)``: the counts a progress display shows (documents done, entries
+checked, bytes read), called per document and at the end with the totals, also for documents fetched over HTTP."""
 
 from __future__ import annotations
 
 import gzip
 from pathlib import Path
 
-from sitemapkit.validate._driver import ValidateProgress, validate
+from sitemapkit.validate._driver import ValidateProgress, validate_sitemaps
 from tests.support.server import LocalServer
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -22,7 +22,7 @@ def test_the_hook_sees_every_document_and_ends_with_the_totals(tmp_path: Path) -
     (tmp_path / "b.xml.gz").write_bytes(gzip.compress(_urlset(5, "b")))
     (tmp_path / "c.txt").write_bytes(b"https://example.com/c/1\nhttps://example.com/c/2\n")
     seen: list[ValidateProgress] = []
-    report = validate(tmp_path, on_progress=seen.append, profile="sitemaps")
+    report = validate_sitemaps(tmp_path, on_progress=seen.append, profile="sitemaps")
     assert report.passes()
     stored = sum(p.stat().st_size for p in tmp_path.iterdir())  # as stored: the gzip file compressed
     assert seen[-1] == ValidateProgress(files_done=3, entries=10, bytes_read=stored, current=None)
@@ -35,12 +35,12 @@ def test_the_hook_counts_documents_fetched_over_http(server: LocalServer) -> Non
     body = _urlset(4, "x")
     server.route("/sitemap.xml", body=body, headers={"Content-Type": "application/xml"})
     seen: list[ValidateProgress] = []
-    report = validate(server.url("/sitemap.xml"), on_progress=seen.append, profile="sitemaps",
-                      allow_cross_host=True)
+    report = validate_sitemaps(server.url("/sitemap.xml"), on_progress=seen.append, profile="sitemaps",
+                               allow_cross_host=True)
     assert [f.entries for f in report.files] == [4]
     assert seen[-1] == ValidateProgress(files_done=1, entries=4, bytes_read=len(body), current=None)
 
 
 def test_without_a_hook_nothing_changes(tmp_path: Path) -> None:
     (tmp_path / "a.xml").write_bytes(_urlset(2, "a"))
-    assert validate(tmp_path).to_dict() == validate(tmp_path, on_progress=lambda _p: None).to_dict()
+    assert validate_sitemaps(tmp_path).to_dict() == validate_sitemaps(tmp_path, on_progress=lambda _p: None).to_dict()

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit import Alternate, Changefreq, Image, News, UrlEntry, Video, validate
+from sitemapkit import Alternate, Changefreq, Image, News, UrlEntry, Video, validate_sitemaps
 from sitemapkit.write import write_sitemaps
 
 BASE = "https://www.generated-shop.de/"
@@ -69,7 +69,7 @@ def test_written_sets_validate_clean(items: list[UrlEntry], gz: bool, split: int
         write_sitemaps(items, out, BASE, gzip=gz, max_urls=split)
         # The index's lastmods are the publish time: validate against the clock now, not the module's import time
         # (on a long suite run that was minutes ago).
-        report = validate([out], base_url=BASE, now=datetime.now(UTC) + timedelta(minutes=5))
+        report = validate_sitemaps([out], base_url=BASE, now=datetime.now(UTC) + timedelta(minutes=5))
     assert [p.format() for p in report.problems] == []
     assert report.valid
     assert sum(f.entries for f in report.files if f.kind == "urlset") == len(items)

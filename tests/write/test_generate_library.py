@@ -51,7 +51,8 @@ def test_library_and_command_publish_the_same_set_from_a_static_folder(tmp_path:
     result = sitemapkit.generate([site], tmp_path / "lib", base_url="https://example.com/",
                                  formats=("xml", "txt", "html"), on_excluded=seen.append)
     assert isinstance(result, GenerateResult)
-    assert result.ok and result.manifest.urls == 4
+    assert result.ok
+    assert result.manifest.urls == 4
     assert result.excluded == {"robots": 1, "noindex": 1, "canonical": 1}
     assert sorted(e.reason for e in seen) == ["canonical", "noindex", "robots"]
 

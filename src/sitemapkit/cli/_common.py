@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # rich is imported when a console is made: a run whose stderr
     from rich.text import Text
 
 from sitemapkit.core._errors import ConfigurationError, InvalidValueError, SitemapkitError
-from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
+from sitemapkit.core._problems import CODES, Problem, escape_controls, escape_json_controls
 from sitemapkit.core._urls import is_absolute_http_url, is_url_source
 
 __all__ = [
@@ -283,6 +283,16 @@ def print_problem(problem: Problem) -> None:
     """One problem a line on stderr: ``source:line:column: severity code: message`` (control characters from
     the input escaped by :meth:`Problem.format`, so a document cannot drive the terminal)."""
     click.echo(problem.format(), err=True)
+
+
+def code_title(code: str) -> str:
+    """The title of problem code ``code`` ("" when sitemapkit defines no such code): from the code's own
+    definition, whichever layers this process has imported (a summary line may name a code reported elsewhere,
+    e.g. by a worker process)."""
+    from sitemapkit import all_codes
+
+    known = CODES.get(code) or all_codes().get(code)  # every layer is imported only for a code not yet registered
+    return known.title if known else ""
 
 
 def fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:

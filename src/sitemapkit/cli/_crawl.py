@@ -1,6 +1,6 @@
 """``sitemapkit crawl``: crawl a site, publish its sitemap set and write the crawl reports.
 
-Only adapts the library: :func:`sitemapkit.crawl.crawl` does the job (crawl into a state file, publish through the
+Only adapts the library: :func:`sitemapkit.crawl_site` does the job (crawl into a state file, publish through the
 write layer, write ``crawl-report.json`` and ``report.html``); this module parses the options and prints.
 """
 
@@ -28,8 +28,7 @@ from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifes
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import PublishError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
-from sitemapkit.crawl import CrawlOptions, CrawlProgress, Scope, StartUrlError
-from sitemapkit.crawl import crawl as crawl_site
+from sitemapkit.crawl import CrawlOptions, CrawlProgress, Scope, StartUrlError, crawl_site
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
 from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON
 from sitemapkit.fetch._http import DEFAULT_USER_AGENT

@@ -8,10 +8,19 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, Progress, check_sources, plural, print_problem, quiet_option
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    Progress,
+    check_sources,
+    code_title,
+    plural,
+    print_problem,
+    quiet_option,
+)
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.core import CODES, ConfigurationError, Problem
+from sitemapkit.core import ConfigurationError, Problem
 from sitemapkit.generator import CAP, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]
@@ -95,7 +104,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
         result = job.run()
     for code, n in result.counts.items():
         if n > CAP:
-            title = CODES[code].title if code in CODES else ""
+            title = code_title(code)
             click.echo(f"… and {n - CAP:,} more {code}" + (f" ({title})" if title else ""), err=True)
     print_manifest_summary(result.manifest)
     if result.partitions:

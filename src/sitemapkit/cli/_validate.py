@@ -1,4 +1,4 @@
-"""``sitemapkit validate``: a thin adapter over :func:`sitemapkit.validate`."""
+"""``sitemapkit validate``: a thin adapter over :func:`sitemapkit.validate_sitemaps`."""
 
 from __future__ import annotations
 
@@ -20,8 +20,7 @@ from sitemapkit.cli._common import (
 from sitemapkit.core._errors import ConfigurationError, InputError
 from sitemapkit.core._problems import Severity
 from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE
-from sitemapkit.validate._driver import ValidateProgress
-from sitemapkit.validate._driver import validate as run_validate
+from sitemapkit.validate._driver import ValidateProgress, validate_sitemaps
 from sitemapkit.validate._report import format_json, format_junit, format_text
 
 __all__ = ["validate"]
@@ -108,9 +107,9 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
     counts = _Counts(len(sources))
     try:
         with Progress(counts.describe, quiet=quiet):
-            report = run_validate(list(sources), profile=profile, now=now, allow_cross_host=allow_cross_host,
-                                  base_url=base_url, xsd=not no_xsd, fetch=fetch, max_problems=max_problems,
-                                  on_progress=None if quiet else counts.update)
+            report = validate_sitemaps(list(sources), profile=profile, now=now, allow_cross_host=allow_cross_host,
+                                       base_url=base_url, xsd=not no_xsd, fetch=fetch, max_problems=max_problems,
+                                       on_progress=None if quiet else counts.update)
     except (ConfigurationError, InputError) as exc:
         fail(str(exc), EXIT_USAGE)
     if fmt == "json":

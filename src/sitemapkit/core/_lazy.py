@@ -1,8 +1,8 @@
 """Package faces whose names are imported on first use (PEP 562), for the top level and ``sitemapkit.fetch``.
 
 ``lazy_names(__name__, where)`` returns the ``__getattr__`` and ``__dir__`` of a package whose public names live in
-the submodules ``where`` maps them to. A name that is itself a subpackage of that module (``sitemapkit.validate``)
-resolves to the package, which is what ``import sitemapkit.validate`` binds (see ``_callable``)."""
+the submodules ``where`` maps them to. This is the package's one lazy mechanism (tests/core pins that no other
+module defines a module-level ``__getattr__`` or swaps a module's class)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,7 @@ def lazy_names(module_name: str, where: Mapping[str, str]) -> tuple[Callable[[st
         source = where.get(name)
         if source is None:
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
-        package = importlib.import_module(source)
-        value = package if source == f"{module_name}.{name}" else getattr(package, name)
+        value = getattr(importlib.import_module(source), name)
         setattr(sys.modules[module_name], name, value)  # later lookups do not come here
         return value
 

@@ -13,7 +13,6 @@ __all__ = [
     "Problem",
     "ProblemCode",
     "Severity",
-    "all_codes",
     "define_code",
     "escape_controls",
     "escape_json_controls",
@@ -164,31 +163,11 @@ class ProblemCode:
         return Problem(self.code, severity or self.severity, message or self.title, location)
 
 
-#: Problem codes by code, filled at import time by each area's module. Areas load lazily (see ``__init__``), so
-#: this holds the codes of the areas imported so far; :func:`all_codes` returns every code the package defines.
+#: Problem codes by code. Each layer registers its own codes when its face (``sitemapkit.read``, ...) is imported,
+#: so this holds every code of the layers imported so far: always the code of any problem in hand, since the
+#: module that reported it was imported. Core knows no layer above it; ``sitemapkit.all_codes()`` (the top level)
+#: imports every layer that defines codes and returns all of them, sorted by code.
 CODES: dict[str, ProblemCode] = {}
-
-# The modules that call define_code, imported by all_codes(). tests/core pins that this list is complete.
-_CODE_MODULES = (
-    "sitemapkit.read._codes",
-    "sitemapkit.validate._codes",
-    "sitemapkit.write._codes",
-    "sitemapkit.write._inputs",
-    "sitemapkit.fetch._robots",
-    "sitemapkit.fetch._walk",
-    "sitemapkit.fetch._discover",
-    "sitemapkit.crawl._crawler",
-    "sitemapkit.submit._robotscheck",
-)
-
-
-def all_codes() -> dict[str, ProblemCode]:
-    """Every problem code the package defines (imports each area that defines codes), sorted by code."""
-    import importlib
-
-    for module in _CODE_MODULES:
-        importlib.import_module(module)
-    return dict(sorted(CODES.items()))
 
 
 def define_code(code: str, severity: Severity, title: str, fix: str, *, area: str) -> ProblemCode:

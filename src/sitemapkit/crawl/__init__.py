@@ -1,15 +1,15 @@
 """The crawl layer: a polite, resumable crawler (robots.txt, traps bounded, indexability decided per page), its
 HTML extraction and URL normalisation, the SQLite crawl state, the crawl reports (JSON and report.html) and the
-crawl job that ties them to the write layer: ``sitemapkit.crawl(url, out_dir)`` crawls and publishes.
+crawl job that ties them to the write layer: :func:`crawl_site` (``sitemapkit.crawl_site(url, out_dir)``) crawls
+and publishes.
 """
 
 from __future__ import annotations
 
-from sitemapkit.core._callable import make_package_callable
 from sitemapkit.crawl._crawler import Crawler
 from sitemapkit.crawl._decide import Reason
 from sitemapkit.crawl._html import PageInfo, RobotsDirectives, extract_page, parse_x_robots_tag
-from sitemapkit.crawl._job import CrawlResult, UrlMapping, crawl, default_state_path, sitemap_entries
+from sitemapkit.crawl._job import CrawlResult, UrlMapping, crawl_site, default_state_path, sitemap_entries
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._reach import StartUrlError
@@ -33,13 +33,10 @@ __all__ = [
     "StateInUseError",
     "UrlMapping",
     "UrlNormalizer",
-    "crawl",
+    "crawl_site",
     "default_state_path",
     "extract_page",
     "parse_x_robots_tag",
     "sitemap_entries",
     "write_crawl_reports",
 ]
-
-# ``sitemapkit.crawl`` is both this package and the everyday function: calling the package calls the function.
-make_package_callable(__name__, crawl)

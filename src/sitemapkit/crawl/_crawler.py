@@ -108,7 +108,7 @@ class Crawler:
 
     Example: ``with CrawlState("crawl.sqlite") as state: summary = asyncio.run(Crawler("https://example.com/",
     state).run())``, then :func:`sitemapkit.crawl.sitemap_entries` (state) feeds :func:`write_sitemaps`;
-    ``sitemapkit.crawl(url, out_dir)`` does all of it.
+    ``sitemapkit.crawl_site(url, out_dir)`` does all of it.
     """
 
     def __init__(self, start_url: str, state: CrawlState, options: CrawlOptions | None = None, *,

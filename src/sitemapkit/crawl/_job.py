@@ -1,6 +1,6 @@
 """The crawl job: crawl a site with a state file, publish its sitemap set and write the crawl reports.
 
-:func:`crawl` is what ``sitemapkit crawl`` does after parsing its arguments (the CLI only adapts it)::
+:func:`crawl_site` is what ``sitemapkit crawl`` does after parsing its arguments (the CLI only adapts it)::
 
     check everything (start URL, options, sitemap-set options, state file)   nothing created before this
     Crawler.run  ->  state file (SQLite, per site under the user cache directory unless given)
@@ -37,7 +37,7 @@ from sitemapkit.crawl._report import ReportSummary, write_crawl_reports
 from sitemapkit.crawl._state import CrawlState
 from sitemapkit.write import Manifest, SitemapSetWriter
 
-__all__ = ["CrawlResult", "UrlMapping", "crawl", "default_state_path", "site_root", "sitemap_entries"]
+__all__ = ["CrawlResult", "UrlMapping", "crawl_site", "default_state_path", "site_root", "sitemap_entries"]
 
 #: The state file's name in its per-site folder under the user cache directory.
 STATE_NAME = "state.sqlite"
@@ -121,7 +121,7 @@ def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = No
 
 @dataclass(frozen=True, slots=True)
 class CrawlResult:
-    """What :func:`crawl` did. ``manifest`` is None when the crawl was stopped (nothing published); ``mapping``
+    """What :func:`crawl_site` did. ``manifest`` is None when the crawl was stopped (nothing published); ``mapping``
     is set for a staging crawl (URLs rewritten onto ``base_url``); ``not_written`` counts pages whose URL the
     protocol rejects (each reported as SM701)."""
 
@@ -180,18 +180,18 @@ def _state_file(start: str, state_path: str | os.PathLike[str] | None, out: Path
     return state_file
 
 
-def crawl(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptions | None = None,
-          base_url: str | None = None, state_path: str | os.PathLike[str] | None = None, resume: bool = False,
-          writer_options: Mapping[str, Any] | None = None,
-          on_progress: Callable[[CrawlProgress], None] | None = None,
-          on_problem: Callable[[Problem], None] | None = None,
-          on_notice: Callable[[str], None] | None = None,
-          handle_signals: bool = False) -> CrawlResult:
+def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptions | None = None,
+               base_url: str | None = None, state_path: str | os.PathLike[str] | None = None,
+               resume: bool = False, writer_options: Mapping[str, Any] | None = None,
+               on_progress: Callable[[CrawlProgress], None] | None = None,
+               on_problem: Callable[[Problem], None] | None = None,
+               on_notice: Callable[[str], None] | None = None,
+               handle_signals: bool = False) -> CrawlResult:
     """Crawl the site at ``url``, publish its sitemap set in ``out_dir`` and write ``crawl-report.json`` and
     ``report.html`` there. Example::
 
-        from sitemapkit import crawl, CrawlOptions
-        result = crawl("https://example.com/", "public/", options=CrawlOptions(max_pages=500))
+        from sitemapkit import crawl_site, CrawlOptions
+        result = crawl_site("https://example.com/", "public/", options=CrawlOptions(max_pages=500))
         print(result.report.in_sitemap, result.manifest.entry_point)
 
     ``base_url``: where ``out_dir`` is served (default: the crawled site's root); on another origin than the

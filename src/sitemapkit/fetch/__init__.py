@@ -2,7 +2,8 @@
 sitemap discovery, the safe index walker and the sources the CLI reads (files, URLs, whole sites).
 
 Every name is imported on first use (PEP 562): a command that reads only local files needs ``_sources`` and the
-items handed over, not the HTTP stack (aiohttp, asyncio), and does not load it.
+items handed over, not the HTTP stack (aiohttp, asyncio), and does not load it. Only the layer's problem codes
+(``_codes``, SM5xx) are imported with the face, so that they are registered whatever part of the layer is used.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sitemapkit.core._lazy import lazy_names
+from sitemapkit.fetch import _codes as _codes  # registers the layer's problem codes
 
 if TYPE_CHECKING:
     from sitemapkit.fetch._addresses import AddressPolicy

@@ -17,19 +17,15 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.core._errors import FetchError
-from sitemapkit.core._problems import Location, Problem, Severity, define_code
+from sitemapkit.core._problems import Location, Problem
 from sitemapkit.core._urls import iri_to_uri, is_absolute_http_url
+from sitemapkit.fetch._codes import SM520, SM530, SM531
 from sitemapkit.fetch._http import HttpClient, HttpResponse
-from sitemapkit.fetch._robots import SM520, RobotsTxt, robots_url_for, url_key
+from sitemapkit.fetch._robots import RobotsTxt, robots_url_for, url_key
 from sitemapkit.fetch._walk import FoundVia, SitemapSeed, WalkItem, WalkOptions, walk
 from sitemapkit.read._sniff import DocumentKind, sniff
 
 __all__ = ["WELL_KNOWN_PATHS", "Discovery", "discover", "fetch_robots", "is_site_url", "walk_site"]
-
-SM530 = define_code("SM530", Severity.ERROR, "no sitemap found",
-                    "Add 'Sitemap: <URL>' to robots.txt (RULES.md 17).", area="fetch")
-SM531 = define_code("SM531", Severity.WARNING, "sitemap found only at a well-known path",
-                    "Announce it in robots.txt with 'Sitemap: <absolute URL>' (RULES.md 17).", area="fetch")
 
 #: Paths tried (at the site's root) when robots.txt names no sitemap, most common first.
 WELL_KNOWN_PATHS: tuple[str, ...] = (

@@ -25,33 +25,11 @@ from urllib.parse import urljoin, urlsplit
 from protego import Protego
 
 from sitemapkit.core._errors import InvalidEntryError
-from sitemapkit.core._problems import Location, Problem, Severity, define_code
+from sitemapkit.core._problems import Location, Problem, Severity
 from sitemapkit.core._urls import iri_to_uri, is_absolute_http_url
+from sitemapkit.fetch._codes import SM521, SM522, SM523, SM524, SM525, SM526, SM527, SM528, SM529
 
 __all__ = ["RobotsTxt", "decode_robots", "robots_url_for", "url_key"]
-
-_AREA = "fetch"
-
-SM520 = define_code("SM520", Severity.WARNING, "robots.txt could not be fetched",
-                    "Serve /robots.txt with status 200 (or 404 if there is none).", area=_AREA)
-SM521 = define_code("SM521", Severity.WARNING, "misspelled Sitemap directive",
-                    "Write the directive as 'Sitemap: <absolute URL>'.", area=_AREA)
-SM522 = define_code("SM522", Severity.WARNING, "relative sitemap URL in robots.txt",
-                    "Give the absolute URL, scheme and host included (RULES.md 17).", area=_AREA)
-SM523 = define_code("SM523", Severity.WARNING, "Sitemap directive without a colon",
-                    "Write 'Sitemap: <URL>' with a colon after the directive name.", area=_AREA)
-SM524 = define_code("SM524", Severity.WARNING, "sitemap URL on the line after an empty Sitemap directive",
-                    "Put the URL on the same line as 'Sitemap:'.", area=_AREA)
-SM525 = define_code("SM525", Severity.WARNING, "bare URL line taken as a sitemap",
-                    "Prefix the line with 'Sitemap: '.", area=_AREA)
-SM526 = define_code("SM526", Severity.WARNING, "duplicate sitemap in robots.txt",
-                    "List each sitemap once.", area=_AREA)
-SM527 = define_code("SM527", Severity.WARNING, "unusable sitemap URL in robots.txt",
-                    "Give an absolute http(s) URL.", area=_AREA)
-SM528 = define_code("SM528", Severity.WARNING, "robots.txt is not UTF-8",
-                    "Serve robots.txt as UTF-8 without a byte order mark (RFC 9309 §2.3).", area=_AREA)
-SM529 = define_code("SM529", Severity.WARNING, "empty Sitemap directive",
-                    "Give the sitemap URL after 'Sitemap:'.", area=_AREA)
 
 # "sitemap", "site-map", "site map", "Site_Map", "sitemaps"; then spaces, then a colon or at least one space.
 _DIRECTIVE = re.compile(r"^(site[ \t_-]?maps?)[ \t]*(:|(?=[ \t])|$)[ \t]*(.*)$", re.IGNORECASE)

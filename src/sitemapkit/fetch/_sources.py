@@ -35,6 +35,7 @@ from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._binary import MESSAGE, looks_binary
+from sitemapkit.fetch._codes import SM516
 from sitemapkit.fetch._items import EntryBatch, SitemapNode
 from sitemapkit.read import DocumentKind, Event, Located, SitemapParser
 
@@ -247,8 +248,6 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
         chunk: bytes | None = _first_chunk(read)
         if chunk and looks_binary(chunk, complete=len(chunk) < _READ_CHUNK and source != "-"):
             # One line for the whole file, instead of a problem per line of garbage; the rest is not read.
-            from sitemapkit.fetch._walk import SM516
-
             yield SM516.problem(Location(source), MESSAGE)
             yield DocumentDone(source, DocumentKind.UNKNOWN, 0, chunk if keep_bytes else None, None)
             return

@@ -32,8 +32,25 @@ from urllib.parse import urlsplit
 from sitemapkit.core._errors import FetchError, InputError, SitemapkitError, TooManyRedirectsError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Location, Problem, Severity, define_code
+from sitemapkit.core._problems import Location, Problem
 from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
+from sitemapkit.fetch._codes import (
+    SM501,
+    SM502,
+    SM503,
+    SM504,
+    SM505,
+    SM506,
+    SM507,
+    SM508,
+    SM509,
+    SM510,
+    SM511,
+    SM512,
+    SM513,
+    SM515,
+    SM516,
+)
 from sitemapkit.fetch._decode import ResponseTooLargeError
 from sitemapkit.fetch._http import HttpClient, HttpResponse
 from sitemapkit.fetch._items import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem
@@ -51,46 +68,6 @@ __all__ = [
     "WalkOptions",
     "walk",
 ]
-
-_AREA = "fetch"
-
-SM501 = define_code("SM501", Severity.ERROR, "sitemap could not be fetched",
-                    "Check that the server answers (connection, timeouts, complete bodies).", area=_AREA)
-SM502 = define_code("SM502", Severity.ERROR, "sitemap answered with an error status",
-                    "Serve the sitemap with status 200, or remove it from robots.txt / its index.", area=_AREA)
-SM503 = define_code("SM503", Severity.ERROR, "redirect loop or too many redirects",
-                    "Point robots.txt and indexes at the sitemap's final URL.", area=_AREA)
-SM504 = define_code("SM504", Severity.ERROR, "sitemap exceeds the byte budget",
-                    "Split the sitemap: at most 50 MB (52,428,800 bytes) uncompressed (RULES.md 9).", area=_AREA)
-SM505 = define_code("SM505", Severity.ERROR, "not a sitemap",
-                    "Serve an XML sitemap, index, text list or feed; an HTML page (often an error page served "
-                    "with status 200) is not one.", area=_AREA)
-SM506 = define_code("SM506", Severity.WARNING, "sitemap already visited",
-                    "List each sitemap once; make sure no sitemap redirects to another one.", area=_AREA)
-SM507 = define_code("SM507", Severity.WARNING, "index nesting deeper than the depth limit",
-                    "Do not nest indexes (RULES.md 12).", area=_AREA)
-SM508 = define_code("SM508", Severity.WARNING, "sitemap limit reached; children skipped",
-                    "Raise the limit on sitemaps, or list fewer sitemaps.", area=_AREA)
-SM509 = define_code("SM509", Severity.WARNING, "URL limit reached; the walk stopped",
-                    "Raise the limit on URLs.", area=_AREA)
-SM510 = define_code("SM510", Severity.WARNING, "index listed by another index",
-                    "Google does not follow nested indexes: list every sitemap in one index (RULES.md 12).",
-                    area=_AREA)
-SM511 = define_code("SM511", Severity.WARNING, "index lists a sitemap on another host",
-                    "An index may only list sitemaps of its own site (RULES.md 11).", area=_AREA)
-SM512 = define_code("SM512", Severity.WARNING, "sitemap redirected",
-                    "Point robots.txt and indexes at the sitemap's final URL.", area=_AREA)
-SM513 = define_code("SM513", Severity.ERROR, "sitemap could not be read",
-                    "The document broke the reader (see the message); fix the document.", area=_AREA)
-SM514 = define_code("SM514", Severity.WARNING, "more problems not shown",
-                    "Fix the problems listed first, or validate the sitemap on its own.", area=_AREA)
-SM515 = define_code("SM515", Severity.ERROR, "address refused",
-                    "The sitemap (or a redirect) points at a loopback, private, link-local or other special "
-                    "address; list public URLs only, or pass --allow-private-addresses if it is intended.",
-                    area=_AREA)
-SM516 = define_code("SM516", Severity.ERROR, MESSAGE,
-                    "The document is binary (an image, an archive, a program): give a sitemap, XML, text or feed, "
-                    "gzip-compressed or not.", area=_AREA)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,9 @@ from typing import Any
 
 from sitemapkit.core import FetchError, Location, Problem, Severity, define_code
 from sitemapkit.fetch import FetchSettings, HttpClient, RobotsTxt, discover, fetch_robots
+from sitemapkit.fetch._codes import SM501, SM502, SM505
 from sitemapkit.fetch._discover import _is_sitemap_body
 from sitemapkit.fetch._robots import robots_url_for, url_key
-from sitemapkit.fetch._walk import SM501, SM502, SM505
 from sitemapkit.read import sniff
 
 __all__ = ["SM540", "SM541", "SM542", "ListedSitemap", "RobotsCheck", "check_robots", "check_site"]

@@ -1,4 +1,4 @@
-"""The validator: ``validate(sources, ...) -> ValidationReport``.
+"""The validator: ``validate_sitemaps(sources, ...) -> ValidationReport``.
 
 Data flow for one file: bytes (read in 1 MiB chunks) -> gzip inflation under a budget (``_sniff.GzipDecoder``)
 -> encoding and kind from the first 64 KiB (``_sniff.detect_encoding`` / ``sniff_kind``, shared with the reader)
@@ -42,7 +42,7 @@ from sitemapkit.validate._xml import SITEMAP_NS, XmlPass
 if TYPE_CHECKING:
     from sitemapkit.fetch._sources import FetchSettings
 
-__all__ = ["FileReport", "Profile", "ValidateProgress", "ValidationReport", "validate", "validate_bytes"]
+__all__ = ["FileReport", "Profile", "ValidateProgress", "ValidationReport", "validate_bytes", "validate_sitemaps"]
 
 _SNIFF_BYTES = 65536
 #: Bytes handed to a pass at a time (a fetched body is cut to this size too, so progress moves within it).
@@ -53,7 +53,7 @@ PROGRESS_EVERY = 0.5
 
 @dataclass(frozen=True, slots=True)
 class ValidateProgress:
-    """Where a :func:`validate` run is (given to its ``on_progress`` hook): ``files_done`` documents finished,
+    """Where a :func:`validate_sitemaps` run is (given to its ``on_progress`` hook): ``files_done`` documents finished,
     ``entries`` checked so far over every document (URLs, child sitemaps, feed items, the current document's
     included), ``bytes_read`` from the sources as stored (gzip compressed), and the ``current`` document."""
 
@@ -140,7 +140,7 @@ def _options(profile: Profile | str, now: datetime | str | None, allow_cross_hos
     return RunOptions(prof, _coerce_now(now), allow_cross_host, xsd, max_problems)
 
 
-def validate(
+def validate_sitemaps(
     sources: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
     *,
     profile: Profile | str = Profile.GOOGLE,
@@ -153,6 +153,9 @@ def validate(
     on_progress: Callable[[ValidateProgress], None] | None = None,
 ) -> ValidationReport:
     """Validate files, gzip files, directories of sitemaps, indexes with their children next to them, and URLs.
+
+    Example: ``report = validate_sitemaps(["public/"])``, then ``report.valid`` and ``report.problems`` (each with
+    its code, severity, message, file, line and loc).
 
     A URL (sitemap, index or site) is fetched and walked with the fetch layer (``fetch`` settings; indexes are
     followed), and every document fetched is validated with its own URL as its location and scope; fetch problems

@@ -49,7 +49,8 @@ class SkippedFile:
 class ValidationReport:
     """The result of a run. ``valid`` is True when no error was found (warnings allowed).
 
-    Example: ``report = sitemapkit.validate(["public/sitemap.xml"])``, then ``report.valid``, ``report.problems``.
+    Example: ``report = sitemapkit.validate_sitemaps(["public/sitemap.xml"])``, then ``report.valid``,
+    ``report.problems``.
     """
 
     files: tuple[FileReport, ...]

@@ -4,7 +4,7 @@ Type a site's address, watch the crawl live (server-sent events), download the s
 report; check a sitemap (URL or upload); discover a site's sitemap tree; keep a history of crawls (SQLite in the
 user data directory) that survives restarts, with resume. A JSON API (see :mod:`sitemapkit.web._api` and the
 README) is what the pages use. Built on Starlette, uvicorn and Jinja2 (``pip install sitemapkit[web]``); it only
-adapts the library: :func:`sitemapkit.crawl.crawl`, :mod:`sitemapkit.validate`, :mod:`sitemapkit.fetch`.
+adapts the library: :func:`sitemapkit.crawl_site`, :mod:`sitemapkit.validate`, :mod:`sitemapkit.fetch`.
 """
 
 from __future__ import annotations

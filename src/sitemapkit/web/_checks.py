@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from sitemapkit.core._errors import SitemapkitError
-from sitemapkit.core._problems import Problem, all_codes
+from sitemapkit.core._problems import CODES, Problem
 from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.fetch import AddressPolicy, Discovery, HttpClient, SitemapNode, Timeouts, WalkOptions
 from sitemapkit.fetch._discover import walk_site
@@ -55,12 +55,11 @@ def check_document(data: bytes, source: str, sitemap_url: str | None) -> dict[st
     """Validate one document and list its URLs: problems grouped by code, each group with the code's title and
     its fix from the problem registry."""
     report = validate_bytes(data, source=source, sitemap_url=sitemap_url)
-    codes = all_codes()
     groups: dict[str, dict[str, Any]] = {}
     for p in report.problems:
         group = groups.get(p.code)
         if group is None:
-            known = codes.get(p.code)
+            known = CODES.get(p.code)  # registered: the layer that reported it is imported
             group = groups[p.code] = {
                 "code": p.code, "severity": p.severity.value, "title": known.title if known else p.code,
                 "fix": known.fix if known else "", "count": report.tally.get(p.code, 0), "problems": []}

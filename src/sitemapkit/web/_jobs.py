@@ -20,7 +20,7 @@ from typing import Any
 
 from sitemapkit.core._errors import ConfigurationError, SitemapkitError
 from sitemapkit.core._urls import is_absolute_http_url
-from sitemapkit.crawl import Crawler, CrawlOptions, CrawlProgress, CrawlState, ReportSummary, StartUrlError, crawl
+from sitemapkit.crawl import Crawler, CrawlOptions, CrawlProgress, CrawlState, ReportSummary, StartUrlError, crawl_site
 from sitemapkit.crawl._crawler import check_start_url
 from sitemapkit.crawl._report import summarize
 from sitemapkit.web._store import CrawlRecord, HistoryStore
@@ -267,9 +267,9 @@ class CrawlManager:
             return
         self._update(record.id, counts=counts, note="publishing the sitemap set")
         writer = {"gzip": record.options["gzip"], "formats": tuple(record.options["formats"])}
-        result = crawl(record.url, self.store.out_dir(record.id), options=options,
-                       base_url=record.options["base_url"], state_path=state_path, resume=True,
-                       writer_options=writer)
+        result = crawl_site(record.url, self.store.out_dir(record.id), options=options,
+                            base_url=record.options["base_url"], state_path=state_path, resume=True,
+                            writer_options=writer)
         counts = counts_of(result.report)
         counts["elapsed"] = round(summary.elapsed, 1)
         counts["sitemap_urls"] = result.manifest.urls if result.manifest is not None else 0
