@@ -4,6 +4,7 @@ category, in the crawl report's look) and the text summary."""
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 from collections.abc import Iterator
@@ -13,7 +14,8 @@ from typing import IO
 
 from sitemapkit.audit._findings import CATEGORIES, Finding
 from sitemapkit.audit._run import AuditResult
-from sitemapkit.crawl._report import bar_chart, report_environment
+from sitemapkit.core import page_environment
+from sitemapkit.crawl._report import bar_chart
 
 __all__ = ["AUDIT_CSV", "AUDIT_HTML", "AUDIT_JSON", "text_summary", "write_csv", "write_json", "write_reports"]
 
@@ -93,7 +95,9 @@ def _write_html(result: AuditResult, fh: IO[str]) -> None:
     the store as the page is written)."""
     summary = result.summary()
     total = sum(summary.values())
-    page = report_environment("sitemapkit.audit").get_template("audit.html").generate(
+    # The crawl report's look: report_parts.html and report.css come from crawl/templates.
+    env = page_environment("sitemapkit.audit", "sitemapkit.crawl", escape=html.escape, compact=True)
+    page = env.get_template("audit.html").generate(
         site=result.site,
         card_list=[(result.sitemap_urls, "sitemap URLs", ""), (len(result.sitemaps), "sitemaps", ""),
                    (result.checked, "checked live", ""), (result.crawled, "pages crawled", ""),

@@ -1,5 +1,6 @@
 """The core layer: the entry model, lastmod dates, IRI/URL handling, problems and their codes, the exception tree,
-the protocol's limits and atomic file writes. Everything else in sitemapkit builds on it; it imports nothing above.
+the protocol's limits, atomic file writes and the template environments of the HTML pages. Everything else in
+sitemapkit builds on it; it imports nothing above.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from sitemapkit.core._limits import (
     MAX_VIDEO_TAGS,
 )
 from sitemapkit.core._model import Changefreq, SitemapRef, UrlEntry, entry_from_dict, entry_to_dict
+from sitemapkit.core._pages import page_environment
 from sitemapkit.core._problems import (
     CODES,
     Location,
@@ -115,6 +117,7 @@ __all__ = [
     "escape_json_controls",
     "iri_to_uri",
     "normalize_loc",
+    "page_environment",
     "parse_lastmod_lenient",
     "quote_value",
 ]

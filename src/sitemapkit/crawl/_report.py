@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from sitemapkit.core import page_environment
 from sitemapkit.core._atomic import atomic_text
-from sitemapkit.core._pages import page_environment
 from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
 
 if TYPE_CHECKING:
@@ -166,10 +166,9 @@ def bar_chart(title: str, data: list[tuple[str, int]], color: Callable[[str], st
     return BarChart(title, empty, width, len(data) * (bar_h + gap) + 4, label_width, bar_h, bars)
 
 
-def report_environment(*more: str) -> jinja2.Environment:
-    """The environment of the HTML reports: this layer's templates after those of ``more`` packages (audit.html
-    extends the look of report.html: report_parts.html, report.css)."""
-    return page_environment(*more, "sitemapkit.crawl", escape=html.escape, compact=True)
+def _environment() -> jinja2.Environment:
+    """This layer's templates; audit.html uses them too (report_parts.html, report.css), from its own environment."""
+    return page_environment("sitemapkit.crawl", escape=html.escape, compact=True)
 
 
 def _status_color(label: str) -> str:
@@ -233,7 +232,7 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
                ("URL", "Chain (each hop and its status)", "Final"), "",
                itertools.islice(state.rows(_REDIRECTS), html_rows)),
     ]
-    page = report_environment().get_template("report.html").generate(
+    page = _environment().get_template("report.html").generate(
         start=start,
         origin=_origin(state.get_meta("scope_url") or start),
         crawl_time=state.get_meta("crawl_time") or "",

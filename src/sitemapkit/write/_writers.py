@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from sitemapkit.core import page_environment
 from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._pages import page_environment
 from sitemapkit.core._problems import Problem
 from sitemapkit.write._render import (
     NOT_XML,
