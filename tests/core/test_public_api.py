@@ -123,7 +123,8 @@ def test_import_is_light() -> None:
     code = (
         "import sys, sitemapkit\n"
         "heavy = [m for m in ('aiohttp', 'asyncio', 'sqlite3', 'selectolax', 'jinja2', 'markupsafe', "
-        "'sitemapkit.fetch._http', 'sitemapkit.crawl._crawler', 'sitemapkit.validate._driver') if m in sys.modules]\n"
+        "'sitemapkit.core._pages', 'sitemapkit.fetch._http', 'sitemapkit.crawl._crawler', "
+        "'sitemapkit.validate._driver') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
