@@ -183,14 +183,16 @@ def test_exceptions_share_one_root(layer: str) -> None:
 
 
 def test_import_is_light() -> None:
-    """Readers and writers must not pay for the HTTP stack, the crawler or the validator at import time."""
+    """Readers and writers must not pay for the HTTP stack, the crawler, the validator or the page templates
+    (jinja2: loaded when an HTML page is written) at import time."""
     import subprocess
     import sys
 
     code = (
         "import sys, sitemapkit\n"
-        "heavy = [m for m in ('aiohttp', 'asyncio', 'sqlite3', 'selectolax', 'sitemapkit.fetch._http', "
-        "'sitemapkit.crawl._crawler', 'sitemapkit.validate._driver') if m in sys.modules]\n"
+        "heavy = [m for m in ('aiohttp', 'asyncio', 'sqlite3', 'selectolax', 'jinja2', 'markupsafe', "
+        "'sitemapkit.core._pages', 'sitemapkit.fetch._http', 'sitemapkit.crawl._crawler', "
+        "'sitemapkit.validate._driver') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -7,12 +7,15 @@ import csv
 import html
 import json
 import os
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from sitemapkit.audit._findings import CATEGORIES
+from sitemapkit.audit._findings import CATEGORIES, Finding
 from sitemapkit.audit._run import AuditResult
-from sitemapkit.crawl._report import REPORT_CSS, bar_chart
+from sitemapkit.core import page_environment
+from sitemapkit.crawl._report import bar_chart
 
 __all__ = ["AUDIT_CSV", "AUDIT_HTML", "AUDIT_JSON", "text_summary", "write_csv", "write_json", "write_reports"]
 
@@ -78,74 +81,36 @@ def write_csv(result: AuditResult, fh: IO[str]) -> None:
         w.writerow([f.category, f.url, f.sitemap or "", "" if f.line is None else f.line, f.evidence])
 
 
-_CSS = REPORT_CSS + """
-table{width:100%;border-collapse:collapse;font-size:13.5px;table-layout:fixed}
-th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top;word-break:break-all}
-th{color:var(--muted);font-weight:600;background:#fafbfd}
-input{font:inherit;padding:6px 10px;border:1px solid var(--line);border-radius:8px;width:100%;margin-bottom:16px}
-col.u{width:36%}col.s{width:24%}col.l{width:6%}
-"""
-
-_SCRIPT = """
-document.getElementById('filter').addEventListener('input', function (e) {
-  var q = e.target.value.toLowerCase();
-  document.querySelectorAll('section.cat').forEach(function (sec) {
-    var shown = 0, inTitle = sec.id.indexOf(q) >= 0;
-    sec.querySelectorAll('tbody tr').forEach(function (tr) {
-      var hit = inTitle || tr.textContent.toLowerCase().indexOf(q) >= 0;
-      tr.style.display = hit ? '' : 'none';
-      shown += hit ? 1 : 0;
-    });
-    sec.style.display = shown ? '' : 'none';
-  });
-});
-"""
-
-
-def _chart(counts: list[tuple[str, int]]) -> str:
-    return bar_chart("Findings by category", [(c, n) for c, n in counts if n], lambda _c: "#c8372d", width=760,
-                     label_width=200, empty="No findings.")
+@dataclass(frozen=True, slots=True)
+class _Category:
+    name: str
+    total: int
+    shown: int
+    meaning: str
+    findings: Iterator[Finding]
 
 
 def _write_html(result: AuditResult, fh: IO[str]) -> None:
+    """audit.html from the template ``audit/templates/audit.html``, streamed (each category's rows are read from
+    the store as the page is written)."""
     summary = result.summary()
-    esc = html.escape
-    fh.write(f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
-             f'content="width=device-width,initial-scale=1"><title>Sitemap audit: {esc(result.site)}</title>'
-             f"<style>{_CSS}</style></head><body><header><h1>Sitemap audit</h1><p>{esc(result.site)}</p></header>"
-             "<main>")
     total = sum(summary.values())
-    cards = [(f"{result.sitemap_urls:,}", "sitemap URLs", ""), (f"{len(result.sitemaps):,}", "sitemaps", ""),
-             (f"{result.checked:,}", "checked live", ""), (f"{result.crawled:,}", "pages crawled", ""),
-             (f"{total:,}", "findings", "bad" if total else "ok")]
-    fh.write('<div class="cards">' + "".join(f'<div class="card {cls}"><b>{v}</b><span>{esc(label)}</span></div>'
-                                             for v, label, cls in cards) + "</div>")
-    if result.sample is not None:
-        rates = result.rates()
-        fh.write(f"<section><h2>Rates in a sample of {result.checked:,} URLs (95% interval)</h2><table><thead>"
-                 "<tr><th>category</th><th>rate</th><th>interval</th></tr></thead><tbody>")
-        for cat, r in rates.items():
-            fh.write(f"<tr><td>{cat}</td><td>{r['rate']:.1%}</td><td>{r['low']:.1%} - {r['high']:.1%}</td></tr>")
-        fh.write("</tbody></table></section>")
-    fh.write(_chart([(c, summary[c]) for c in CATEGORIES]))
-    fh.write('<input id="filter" type="search" placeholder="Filter: a category, URL, sitemap or evidence">')
-    for cat in CATEGORIES:
-        n = summary[cat]
-        if not n:
-            continue
-        fh.write(f'<section class="cat" id="{cat}"><h2>{cat} '
-                 f'<span class="muted">({n:,}: {esc(meaning(cat))})</span></h2>'
-                 '<table><colgroup><col class="u"><col class="s"><col class="l"><col></colgroup><thead><tr>'
-                 "<th>URL</th><th>sitemap</th><th>line</th><th>evidence</th></tr></thead><tbody>")
-        for f in result.store.findings(cat, HTML_ROWS):
-            fh.write(f'<tr><td><a href="{esc(f.url)}" rel="nofollow noreferrer">{esc(f.url)}</a></td>'
-                     f"<td>{esc(f.sitemap or '')}</td><td>{'' if f.line is None else f.line}</td>"
-                     f"<td>{esc(f.evidence)}</td></tr>")
-        fh.write("</tbody></table>")
-        if n > HTML_ROWS:
-            fh.write(f'<p class="muted">Showing {HTML_ROWS:,} of {n:,}; every row is in {AUDIT_JSON}.</p>')
-        fh.write("</section>")
-    fh.write(f"</main><script>{_SCRIPT}</script></body></html>\n")
+    # The crawl report's look: report_parts.html and report.css come from crawl/templates.
+    env = page_environment("sitemapkit.audit", "sitemapkit.crawl", escape=html.escape, compact=True)
+    page = env.get_template("audit.html").generate(
+        site=result.site,
+        card_list=[(result.sitemap_urls, "sitemap URLs", ""), (len(result.sitemaps), "sitemaps", ""),
+                   (result.checked, "checked live", ""), (result.crawled, "pages crawled", ""),
+                   (total, "findings", "bad" if total else "ok")],
+        checked=result.checked,
+        rates=result.rates() if result.sample is not None else None,
+        chart=bar_chart("Findings by category", [(c, summary[c]) for c in CATEGORIES if summary[c]],
+                        lambda _c: "#c8372d", width=760, label_width=200, empty="No findings."),
+        categories=(_Category(cat, summary[cat], HTML_ROWS, meaning(cat), result.store.findings(cat, HTML_ROWS))
+                    for cat in CATEGORIES if summary[cat]),
+        json_name=AUDIT_JSON,
+    )
+    fh.writelines(page)
 
 
 def write_reports(result: AuditResult, out_dir: str | os.PathLike[str]) -> list[Path]:

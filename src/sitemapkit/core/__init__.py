@@ -1,8 +1,11 @@
 """The core layer: the entry model, lastmod dates, IRI/URL handling, problems and their codes, the exception tree,
-the protocol's limits and atomic file writes. Everything else in sitemapkit builds on it; it imports nothing above.
+the protocol's limits, atomic file writes and the template environments of the HTML pages (``page_environment``,
+imported on first use). Everything else in sitemapkit builds on it; it imports nothing above.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from sitemapkit.core._atomic import atomic_binary, atomic_text, atomic_write_bytes
 from sitemapkit.core._errors import (
@@ -33,6 +36,7 @@ from sitemapkit.core._extensions import (
     VideoUploader,
 )
 from sitemapkit.core._lastmod import LastMod, Precision, parse_lastmod_lenient
+from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
     MAX_IMAGES_PER_URL,
@@ -58,6 +62,9 @@ from sitemapkit.core._problems import (
     quote_value,
 )
 from sitemapkit.core._urls import iri_to_uri, normalize_loc
+
+if TYPE_CHECKING:
+    from sitemapkit.core._pages import page_environment
 
 __all__ = [
     "CODES",
@@ -113,6 +120,10 @@ __all__ = [
     "escape_json_controls",
     "iri_to_uri",
     "normalize_loc",
+    "page_environment",
     "parse_lastmod_lenient",
     "quote_value",
 ]
+
+# Imported on first use: `import sitemapkit` does not load the page templates' module (nor, through it, jinja2).
+__getattr__, __dir__ = lazy_names(__name__, {"page_environment": "sitemapkit.core._pages"})

@@ -2,7 +2,8 @@
 
 Both are streamed from SQLite (lists are never built in memory) and published atomically (temporary file in the
 same directory, then rename). The HTML page has no external assets: inline CSS, inline SVG bar charts; it lists
-at most ``html_rows`` rows per table and points to the JSON for the rest.
+at most ``html_rows`` rows per table and points to the JSON for the rest. Its markup is the template
+``crawl/templates/report.html``, streamed with ``generate()``.
 
 JSON shape (keys always present)::
 
@@ -18,16 +19,21 @@ JSON shape (keys always present)::
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from sitemapkit.core import page_environment
 from sitemapkit.core._atomic import atomic_text
 from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "write_crawl_reports"]
 
@@ -122,60 +128,47 @@ def write_json_report(state: CrawlState, path: Path, *, complete: bool,
 
 
 # ---------------------------------------------------------------------------------------------------- HTML
+# The pages are templates in crawl/templates/: report.html, with report_parts.html and report.css that audit.html
+# shares. Here the data is laid out for them; rows are read from the state as the page streams.
 
-#: The look the HTML reports share (the crawl report here, audit.html too): page, header, count cards, sections.
-REPORT_CSS = """
-:root{--fg:#1d2433;--muted:#5b6475;--line:#e3e7ee;--bg:#f6f8fb;--card:#fff;--accent:#2f6fde;--bad:#c8372d;
---warn:#c27c0e;--ok:#23864b}
-*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
-color:var(--fg);background:var(--bg)}
-header{background:#1d2433;color:#fff;padding:24px 32px}header h1{margin:0;font-size:22px;font-weight:600}
-header p{margin:4px 0 0;color:#b9c2d3;word-break:break-all}
-main{max-width:1180px;margin:0 auto;padding:24px 32px 48px}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin-bottom:24px}
-.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px}
-.card b{display:block;font-size:26px;font-weight:650}.card span{color:var(--muted);font-size:13px}
-.card.bad b{color:var(--bad)}.card.ok b{color:var(--ok)}.card.warn b{color:var(--warn)}
-section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 20px;margin-bottom:20px}
-h2{font-size:17px;margin:0 0 12px}a{color:var(--accent);text-decoration:none}
-.muted{color:var(--muted)}svg text{font:12px system-ui,sans-serif;fill:var(--fg)}
-"""
 
-_CSS = REPORT_CSS + """
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:12px;margin-bottom:24px}
-table{width:100%;border-collapse:collapse;font-size:13.5px}
-th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
-th{color:var(--muted);font-weight:600;background:#fafbfd}td.url{word-break:break-all}
-td ul{margin:0;padding-left:18px}.pill{display:inline-block;border-radius:99px;padding:1px 8px;font-size:12px;
-background:#eef2f8;color:var(--fg);white-space:nowrap}.pill.bad{background:#fbe9e7;color:var(--bad)}
-td .pill{white-space:normal;word-break:break-word;border-radius:8px}
-table.fixed{table-layout:fixed}col.u{width:38%}col.s{width:22%}
-a:hover{text-decoration:underline}
-"""
+@dataclass(frozen=True, slots=True)
+class Bar:
+    label: str
+    n: int
+    y: int
+    width: int
+    color: str
+
+
+@dataclass(frozen=True, slots=True)
+class BarChart:
+    """A horizontal bar chart laid out for the ``bar_chart`` macro of ``report_parts.html``."""
+
+    title: str
+    empty: str
+    width: int
+    height: int
+    label_width: int
+    bar_height: int
+    bars: list[Bar]
 
 
 def bar_chart(title: str, data: list[tuple[str, int]], color: Callable[[str], str], *, width: int = 520,
-              label_width: int = 90, empty: str = "No data.", limit: int = 30) -> str:
-    """A ``<section>`` with a horizontal SVG bar chart of ``(label, count)`` (the first ``limit`` rows), in the
-    reports' look (:data:`REPORT_CSS`)."""
-    if not data:
-        return f'<section><h2>{html.escape(title)}</h2><p class="muted">{html.escape(empty)}</p></section>'
+              label_width: int = 90, empty: str = "No data.", limit: int = 30) -> BarChart:
+    """A horizontal bar chart of ``(label, count)`` (the first ``limit`` rows), laid out for the reports' ``bar_chart``
+    macro (``report_parts.html``): ``empty`` is shown instead when there is no data."""
     data = data[:limit]
     bar_h, gap = 20, 6
-    peak = max(n for _, n in data) or 1
-    height = len(data) * (bar_h + gap) + 4
-    rows = []
-    for i, (label, n) in enumerate(data):
-        y = i * (bar_h + gap) + 2
-        w = max(2, round((width - label_width - 70) * n / peak))
-        rows.append(
-            f'<text x="{label_width - 8}" y="{y + 14}" text-anchor="end">{html.escape(label)}</text>'
-            f'<rect x="{label_width}" y="{y}" width="{w}" height="{bar_h}" rx="3" fill="{color(label)}"/>'
-            f'<text x="{label_width + w + 6}" y="{y + 14}">{n:,}</text>'
-        )
-    return (f'<section><h2>{html.escape(title)}</h2><svg role="img" aria-label="{html.escape(title)}" '
-            f'viewBox="0 0 {width} {height}" width="100%" preserveAspectRatio="xMinYMin meet">{"".join(rows)}'
-            "</svg></section>")
+    peak = max((n for _, n in data), default=0) or 1
+    bars = [Bar(label, n, i * (bar_h + gap) + 2, max(2, round((width - label_width - 70) * n / peak)), color(label))
+            for i, (label, n) in enumerate(data)]
+    return BarChart(title, empty, width, len(data) * (bar_h + gap) + 4, label_width, bar_h, bars)
+
+
+def _environment() -> jinja2.Environment:
+    """This layer's templates; audit.html uses them too (report_parts.html, report.css), from its own environment."""
+    return page_environment("sitemapkit.crawl", escape=html.escape, compact=True)
 
 
 def _status_color(label: str) -> str:
@@ -190,101 +183,75 @@ def _status_color(label: str) -> str:
     return "#c8372d"
 
 
-def _link(url: str, origin: str = "") -> str:
-    """A link showing the path only when the URL is on the crawled site (the header names the site)."""
-    shown = url[len(origin):] if origin and url.startswith(origin + "/") else url
-    return f'<a href="{html.escape(url)}" rel="nofollow noreferrer">{html.escape(shown)}</a>'
-
-
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _more(total: int, shown: int) -> str:
-    if total <= shown:
-        return ""
-    return f'<p class="muted">Showing {shown:,} of {total:,}; every row is in {REPORT_JSON}.</p>'
+@dataclass(frozen=True, slots=True)
+class _BrokenRow:
+    url: str
+    what: str
+    referrers: list[str]
+    more: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    kind: str  # "broken", "excluded", "redirects": which row macro of report.html renders the rows
+    title: str
+    total: int
+    shown: int
+    empty: str
+    heads: tuple[str, str, str]
+    middle: str  # the class of the middle column ("" gives the last column the URL width)
+    rows: Iterator[Any]
+    counts: list[tuple[object, int]] | None = None  # the count per reason above the table
+
+
+def _broken_rows(state: CrawlState, limit: int) -> Iterator[_BrokenRow]:
+    for row in itertools.islice(state.rows(_BROKEN), limit):
+        refs = state.referrers(row.id, 5)
+        what = str(row.status) if row.status is not None else (row.error or "error")
+        yield _BrokenRow(row.url, what, refs, max(0, state.referrer_count(row.id) - len(refs)))
 
 
 def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, complete: bool,
                       html_rows: int = 1000) -> None:
     start = state.get_meta("start_url") or ""
-    origin = _origin(state.get_meta("scope_url") or start)
-    crawl_time = state.get_meta("crawl_time") or ""
     status = sorted(_status_counts(state).items(), key=lambda kv: (not kv[0].isdigit(), kv[0]))
     depth = [(str(d), n) for d, n in state.group_count("depth", "state = 2")]
-    reasons = state.group_count("reason", _EXCLUDED)
-    cards = [
-        ("Pages crawled", summary.pages_crawled, ""),
-        ("In the sitemap", summary.in_sitemap, "ok"),
-        ("Broken links", summary.broken, "bad" if summary.broken else "ok"),
-        ("Redirects", summary.redirects, ""),
-        ("Excluded", summary.excluded, "warn" if summary.excluded else ""),
-        ("Not crawled (limit)", summary.queued_not_crawled, "warn" if summary.queued_not_crawled else ""),
+    tables = [
+        _Table("broken", "Broken links", summary.broken, min(summary.broken, html_rows), "None found.",
+               ("URL", "Status", "Linked from"), "s", _broken_rows(state, html_rows)),
+        _Table("excluded", "Excluded from the sitemap", summary.excluded, min(summary.excluded, html_rows),
+               "Nothing was excluded.", ("URL", "Reason", "Detail"), "s",
+               itertools.islice(state.rows(_EXCLUDED, order="reason, url"), html_rows),
+               counts=state.group_count("reason", _EXCLUDED)),
+        _Table("redirects", "Redirects", summary.redirects, min(summary.redirects, html_rows), "None.",
+               ("URL", "Chain (each hop and its status)", "Final"), "",
+               itertools.islice(state.rows(_REDIRECTS), html_rows)),
     ]
+    page = _environment().get_template("report.html").generate(
+        start=start,
+        origin=_origin(state.get_meta("scope_url") or start),
+        crawl_time=state.get_meta("crawl_time") or "",
+        complete=complete,
+        card_list=[
+            (summary.pages_crawled, "Pages crawled", ""),
+            (summary.in_sitemap, "In the sitemap", "ok"),
+            (summary.broken, "Broken links", "bad" if summary.broken else "ok"),
+            (summary.redirects, "Redirects", ""),
+            (summary.excluded, "Excluded", "warn" if summary.excluded else ""),
+            (summary.queued_not_crawled, "Not crawled (limit)", "warn" if summary.queued_not_crawled else ""),
+        ],
+        charts=[bar_chart("Status codes", status, _status_color),
+                bar_chart("Pages by depth (clicks from the start page)", depth, lambda _l: "#2f6fde")],
+        tables=tables,
+        json_name=REPORT_JSON,
+    )
     with atomic_text(path) as fh:
-        w = fh.write
-        w('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-          '<meta name="viewport" content="width=device-width, initial-scale=1">'
-          f"<title>Crawl report: {html.escape(start)}</title><style>{_CSS}</style></head><body>")
-        w(f"<header><h1>Crawl report</h1><p>{html.escape(start)} &middot; crawled {html.escape(crawl_time)}"
-          f"{'' if complete else ' &middot; <b>incomplete</b> (stopped or limited)'}</p></header><main>")
-        w('<div class="cards">')
-        for label, n, cls in cards:
-            w(f'<div class="card {cls}"><b>{n:,}</b><span>{label}</span></div>')
-        w('</div><div class="charts">')
-        w(bar_chart("Status codes", status, _status_color))
-        w(bar_chart("Pages by depth (clicks from the start page)", depth, lambda _l: "#2f6fde"))
-        w("</div>")
-        def broken_row(row: UrlRow) -> str:
-            refs = state.referrers(row.id, 5)
-            total = state.referrer_count(row.id)
-            items = "".join(f"<li>{_link(r, origin)}</li>" for r in refs)
-            if total > len(refs):
-                items += f'<li class="muted">and {total - len(refs):,} more</li>'
-            what = str(row.status) if row.status is not None else (row.error or "error")
-            return (f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill bad">'
-                    f'{html.escape(what)}</span></td><td class="url"><ul>{items}</ul></td></tr>')
-
-        def excluded_row(row: UrlRow) -> str:
-            reason = html.escape(row.reason or "")
-            return (f'<tr><td class="url">{_link(row.url, origin)}</td><td><span class="pill">{reason}</span></td>'
-                    f'<td class="url">{html.escape(row.detail or "")}</td></tr>')
-
-        def redirect_row(row: UrlRow) -> str:
-            chain = " &rarr; ".join(f'{_link(u, origin)} <span class="pill">{s}</span>' for u, s in row.redirects)
-            final = (f'{_link(row.final_url, origin)} <span class="pill">{row.status}</span>' if row.final_url
-                     else html.escape(row.error or ""))
-            return (f'<tr><td class="url">{_link(row.url, origin)}</td><td class="url">{chain}</td>'
-                    f'<td class="url">{final}</td></tr>')
-
-        counts = "".join(f'<span class="pill">{html.escape(str(r))}: {n:,}</span> ' for r, n in reasons)
-        tables = [
-            (f"Broken links ({summary.broken:,})", summary.broken, "None found.", "",
-             ("URL", "Status", "Linked from"), "s", state.rows(_BROKEN), broken_row),
-            (f"Excluded from the sitemap ({summary.excluded:,})", summary.excluded, "Nothing was excluded.",
-             f"<p>{counts}</p>", ("URL", "Reason", "Detail"), "s", state.rows(_EXCLUDED, order="reason, url"),
-             excluded_row),
-            (f"Redirects ({summary.redirects:,})", summary.redirects, "None.", "",
-             ("URL", "Chain (each hop and its status)", "Final"), "", state.rows(_REDIRECTS), redirect_row),
-        ]
-        for title, total, empty, intro, heads, mid, rows, render in tables:
-            w(f"<section><h2>{title}</h2>")
-            if not total:
-                w(f'<p class="muted">{empty}</p></section>')
-                continue
-            last = "" if mid else ' class="u"'
-            w(f'{intro}<table class="fixed"><colgroup><col class="u"><col class="{mid}"><col{last}></colgroup>'
-              "<thead><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr></thead><tbody>")
-            shown = 0
-            for row in rows:
-                if shown >= html_rows:
-                    break
-                shown += 1
-                w(render(row))
-            w("</tbody></table>" + _more(total, shown) + "</section>")
-        w('<p class="muted">Generated by sitemapkit crawl.</p></main></body></html>\n')
+        fh.writelines(page)
 
 
 def write_crawl_reports(state: CrawlState, out_dir: str | os.PathLike[str], *, complete: bool,

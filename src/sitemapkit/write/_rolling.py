@@ -22,7 +22,7 @@ from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.write._codes import SM607
 from sitemapkit.write._render import UrlRenderer, Warnings
-from sitemapkit.write._writers import HTML_FOOTER, URLSET_FOOTER, HtmlWriter, TextWriter, urlset_header
+from sitemapkit.write._writers import URLSET_FOOTER, HtmlWriter, TextWriter, html_closing_size, urlset_header
 
 __all__ = ["FORMATS", "Done", "Format", "Out", "RollSettings", "Roller", "StreamRoller", "XmlRoller",
            "refuse_entry", "utc_now_text"]
@@ -259,7 +259,7 @@ class StreamRoller(Roller):
         self.out: Out | None = None
         self.writer: TextWriter | HtmlWriter | None = None
         self.tmp: Path | None = None
-        self.overhead = len(HTML_FOOTER) + 16 if fmt == "html" else 0
+        self.overhead = html_closing_size() if fmt == "html" else 0
 
     def add(self, entry: UrlEntry) -> None:
         settings = self.settings

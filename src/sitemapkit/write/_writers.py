@@ -11,10 +11,12 @@ come from the renderer in ``_render.py``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from sitemapkit.core import page_environment
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Problem
 from sitemapkit.write._render import (
@@ -27,8 +29,10 @@ from sitemapkit.write._render import (
     namespace_declarations,
 )
 
+if TYPE_CHECKING:
+    from jinja2 import Template
+
 __all__ = [
-    "HTML_FOOTER",
     "INDEX_FOOTER",
     "URLSET_FOOTER",
     "HtmlWriter",
@@ -36,6 +40,7 @@ __all__ = [
     "Sink",
     "TextWriter",
     "UrlsetWriter",
+    "html_closing_size",
     "index_header",
     "urlset_header",
 ]
@@ -228,23 +233,20 @@ class TextWriter(_Buffered):
             self.closed = True
 
 
-_HTML_STYLE = (
-    "body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}"
-    "h1{font-size:1.6rem}h2{font-size:1.1rem;margin:1.5rem 0 .3rem;color:#555;word-break:break-all}"
-    "ul{list-style:none;padding:0;margin:0}li{display:flex;gap:1rem;justify-content:space-between;"
-    "border-bottom:1px solid #eee;padding:.2rem 0}a{word-break:break-all}time{color:#777;white-space:nowrap}"
-    "nav{margin-top:2rem}"
-)
+@functools.cache
+def _sitemap_page() -> tuple[Template, dict[str, Any]]:
+    """The HTML sitemap's template (``write/templates/sitemap.html``) and its macros, loaded on first use."""
+    template = page_environment("sitemapkit.write", escape=escape, compact=False).get_template("sitemap.html")
+    return template, vars(template.module)
 
 
-def html_header(title: str) -> str:
-    t = escape(title)
-    return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{t}</title>\n<style>{_HTML_STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n")
-
-
-HTML_FOOTER = "</body>\n</html>\n"
+@functools.cache
+def html_closing_size() -> int:
+    """Bytes an HTML sitemap's page still takes after its last entry: the open group's end and the page's tail
+    (what a roller keeps room for)."""
+    template, macros = _sitemap_page()
+    tail = "".join(template.blocks["tail"](template.new_context()))
+    return len((str(macros["end_group"]()) + tail).encode("utf-8"))
 
 
 def _readable(encoded: str) -> str:
@@ -269,46 +271,49 @@ class HtmlWriter(_Buffered):
 
     Streaming: a new group starts whenever the directory changes, so sorted input gives one section per
     directory. ``links`` (pairs of text and URL) are written as a navigation list at the end (used for the
-    page that lists the pages of a split HTML sitemap)."""
+    page that lists the pages of a split HTML sitemap). The markup is the template ``write/templates/sitemap.html``:
+    its "head" block is written here, its macros per entry, its "tail" block by ``close()``."""
 
-    __slots__ = ("_group",)
+    __slots__ = ("_context", "_group", "_macros", "_template")
 
     def __init__(self, sink: Sink, *, title: str = "Site map") -> None:
         super().__init__(sink)
         self._group: str | None = None
-        self._emit(html_header(title))
+        self._template, self._macros = _sitemap_page()
+        self._context = self._template.new_context({"title": title})
+        for chunk in self._template.blocks["head"](self._context):
+            self._emit(chunk)
 
     def write(self, entry: UrlEntry) -> int:
         self._check_open()
         group, readable = _group_of(entry.loc)
-        head = ""
+        lastmod = entry.lastmod
+        macros = self._macros
+        item = macros["item"](entry.loc, readable, None if lastmod is None else lastmod.text)  # before any output
+        size = 0
         if group != self._group:
             if self._group is not None:
-                head = "</ul>\n</section>\n"
-            head += f"<section>\n<h2>{escape(_readable(group))}</h2>\n<ul>\n"
+                size += self._emit(macros["end_group"]())
+            size += self._emit(macros["begin_group"](_readable(group)))
             self._group = group
-        line = f'<li><a href="{escape(entry.loc)}">{escape(readable)}</a>'
-        if entry.lastmod is not None:
-            text = entry.lastmod.text
-            line += f'<time datetime="{text}">{text[:10]}</time>'
         self.count += 1
-        return self._emit(head + line + "</li>\n")
+        return size + self._emit(item)
 
     def write_links(self, links: Iterable[tuple[str, str]], heading: str = "Pages") -> None:
         """A navigation list of (text, href) pairs."""
         self._check_open()
         self._end_group()
-        items = "".join(f'<li><a href="{escape(href)}">{escape(text)}</a></li>\n' for text, href in links)
-        self._emit(f"<nav>\n<h2>{escape(heading)}</h2>\n<ul>\n{items}</ul>\n</nav>\n")
+        self._emit(self._macros["nav"](heading, links))
 
     def _end_group(self) -> None:
         if self._group is not None:
-            self._emit("</ul>\n</section>\n")
+            self._emit(self._macros["end_group"]())
             self._group = None
 
     def close(self) -> None:
         if not self.closed:
             self._end_group()
-            self._emit(HTML_FOOTER)
+            for chunk in self._template.blocks["tail"](self._context):
+                self._emit(chunk)
             self.flush()
             self.closed = True
