@@ -1,8 +1,11 @@
 """The core layer: the entry model, lastmod dates, IRI/URL handling, problems and their codes, the exception tree,
-the protocol's limits and atomic file writes. Everything else in sitemapkit builds on it; it imports nothing above.
+the protocol's limits, atomic file writes, scratch folders and the one way to open an SQLite file (``open_store``).
+Everything else in sitemapkit builds on it; it imports nothing above.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from sitemapkit.core._atomic import atomic_binary, atomic_text, atomic_write_bytes
 from sitemapkit.core._errors import (
@@ -18,6 +21,7 @@ from sitemapkit.core._errors import (
     PublishError,
     SitemapkitError,
     SourceNotFoundError,
+    StoreError,
     TooManyRedirectsError,
 )
 from sitemapkit.core._extensions import (
@@ -33,6 +37,7 @@ from sitemapkit.core._extensions import (
     VideoUploader,
 )
 from sitemapkit.core._lastmod import LastMod, Precision, parse_lastmod_lenient
+from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
     MAX_IMAGES_PER_URL,
@@ -58,7 +63,15 @@ from sitemapkit.core._problems import (
     escape_json_controls,
     quote_value,
 )
+from sitemapkit.core._scratch import ScratchDir
 from sitemapkit.core._urls import iri_to_uri, normalize_loc
+
+if TYPE_CHECKING:
+    from sitemapkit.core._store import StoreConnection, StoreSpec, open_store, sql_statements
+
+# The SQLite helper loads sqlite3: imported on first use, so reading and writing sitemaps do not pay for it.
+_LAZY = dict.fromkeys(("StoreConnection", "StoreSpec", "open_store", "sql_statements"), "sitemapkit.core._store")
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "CODES",
@@ -92,10 +105,14 @@ __all__ = [
     "ProblemCode",
     "PublishError",
     "Relationship",
+    "ScratchDir",
     "Severity",
     "SitemapRef",
     "SitemapkitError",
     "SourceNotFoundError",
+    "StoreConnection",
+    "StoreError",
+    "StoreSpec",
     "TooManyRedirectsError",
     "UrlEntry",
     "Video",
@@ -115,6 +132,8 @@ __all__ = [
     "escape_json_controls",
     "iri_to_uri",
     "normalize_loc",
+    "open_store",
     "parse_lastmod_lenient",
     "quote_value",
+    "sql_statements",
 ]
