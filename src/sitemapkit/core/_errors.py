@@ -10,7 +10,7 @@ Every exception the library raises on purpose derives from :class:`SitemapkitErr
     │   ├── ParseError                          raised in strict mode; carries the first error Problem
     │   └── LimitExceededError                  a size / count / time budget was exceeded while reading
     ├── PublishError                            a sitemap set could not be written; the previous set is intact
-    ├── StoreError                              an SQLite state or scratch file failed (full disk, I/O); names it
+    ├── StoreError                              a state or scratch file failed (full disk, I/O); names it
     └── FetchError                              an HTTP fetch failed for good; carries the URL
         ├── HTTPStatusError                     a final non-success status
         └── TooManyRedirectsError               a redirect chain was too long or looped
@@ -155,10 +155,10 @@ class PublishError(SitemapkitError):
 
 
 class StoreError(SitemapkitError):
-    """An SQLite file of sitemapkit (a crawl, audit or submission state, a diff's or a validation's scratch
-    database, the web app's history) could not be opened, read or written: the disk is full, an I/O error, a
-    read-only or damaged file. ``path`` names the file. The transaction that failed is rolled back whole, so the
-    file holds what was committed before.
+    """A state or scratch file of sitemapkit (a crawl, audit, submission or generate state, a diff's or a
+    validation's scratch database, the web app's history) could not be opened, read or written: the disk is full,
+    an I/O error, a read-only or damaged file. ``path`` names the file. What failed is rolled back whole (an SQLite
+    transaction, an atomic write), so the file holds what was written before.
 
     Example: ``sitemapkit crawl URL --state /full/disk/state.sqlite`` ends with one line, "sitemapkit: error:
     /full/disk/state.sqlite: the disk is full (writing a crawl state file): ...", and exit status 1.
