@@ -146,6 +146,7 @@ class StoreConnection(sqlite3.Connection):
     """An ``sqlite3.Connection`` that knows its file: storage failures raise :class:`StoreError` naming it."""
 
     label = ""  # how messages name the file (set by open_store)
+    file = ""  # the file's path
     kind = "an SQLite file"
     advice = "use another file"
 
@@ -160,7 +161,7 @@ class StoreConnection(sqlite3.Connection):
             reason += f" ({self.kind})"
         else:
             reason += f" ({self.kind}: {exc})"
-        return StoreError(f"{self.label}: {reason}", path=self.label)
+        return StoreError(f"{self.label}: {reason}", path=self.file)
 
     def cursor(self, factory: Any = StoreCursor) -> Any:
         return super().cursor(factory)
@@ -242,9 +243,10 @@ def open_store(
                              check_same_thread=not threads, factory=StoreConnection)
     except sqlite3.Error as exc:
         reason = storage_failure(exc) or str(exc)
-        raise StoreError(f"{name}: {reason} ({spec.kind}: {exc})", path=name) from None
+        raise StoreError(f"{name}: {reason} ({spec.kind}: {exc})", path=str(path)) from None
     assert isinstance(db, StoreConnection)
     db.label = name
+    db.file = str(path)
     db.kind = spec.kind
     db.advice = spec.advice
     try:
