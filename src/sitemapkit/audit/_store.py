@@ -1,18 +1,18 @@
 """The audit's working set in SQLite (memory stays flat however many URLs the sitemaps list): every sitemap
-listing with its file and line, the live check of each URL, the hreflang alternates seen, and the findings."""
+listing with its file and line, the live check of each URL, the hreflang alternates seen, and the findings.
+
+Without ``--state`` the file lives in a scratch folder ``sitemapkit-audit-PID-*`` of the temporary directory, which
+the next audit removes if a killed run left it (``core/_scratch.py``)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sitemapkit.audit._findings import CATEGORIES, Finding
-from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core import ScratchDir, StoreConnection, StoreSpec, open_store, sql_statements
 
 __all__ = ["AuditStore", "Listing", "PageRecord"]
 
@@ -28,6 +28,16 @@ CREATE TABLE IF NOT EXISTS alternates(page TEXT NOT NULL, lang TEXT NOT NULL, hr
 CREATE TABLE IF NOT EXISTS findings(id INTEGER PRIMARY KEY, url TEXT NOT NULL, category TEXT NOT NULL,
     sitemap TEXT, line INTEGER, evidence TEXT NOT NULL);
 """
+
+
+def _legacy(db: sqlite3.Connection) -> int | None:
+    """An audit state written before versions were stamped: it has the listings table."""
+    row = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'listings'").fetchone()
+    return None if row is None else 1
+
+
+SPEC = StoreSpec(kind="an audit state file", app_id=0x534B4155, version=1, schema=sql_statements(_SCHEMA),
+                 legacy=_legacy, advice="use another --state file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,29 +68,38 @@ class AuditStore:
     (``":memory:"`` for small jobs and tests)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self._temporary: str | None = None
+        self._scratch: ScratchDir | None = None
         if path is None:
-            fd, self._temporary = tempfile.mkstemp(prefix="sitemapkit-audit-", suffix=".sqlite")
-            os.close(fd)
-            path = self._temporary
-        self.db = sqlite3.connect(str(path))
+            self._scratch = ScratchDir("audit")
+            path = self._scratch.path("audit.sqlite")
         try:
-            self.db.execute("PRAGMA journal_mode = OFF" if self._temporary else "PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = OFF")
-            self.db.executescript(_SCHEMA)
-            for table in ("listings", "pages", "alternates", "findings"):  # a fresh working set each run
-                self.db.execute(f"DELETE FROM {table}")  # noqa: S608
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            raise ConfigurationError(f"{path}: not an audit state file ({exc})") from None
+            temporary = self._scratch is not None
+            self.db: StoreConnection = open_store(path, SPEC, journal="off" if temporary else "wal",
+                                                  synchronous="off", temp_files=False, exclusive=temporary)
+            try:
+                for table in ("listings", "pages", "alternates", "findings"):  # a fresh working set each run
+                    self.db.execute(f"DELETE FROM {table}")  # noqa: S608
+            except BaseException:
+                self.db.abandon()
+                raise
+        except BaseException:
+            self._remove_scratch()
+            raise
+
+    def _remove_scratch(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
 
     def close(self) -> None:
-        self.db.commit()
-        self.db.close()
-        if self._temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self._temporary)
-            self._temporary = None
+        try:
+            self.db.commit()
+            self.db.close()
+        except BaseException:
+            self.db.abandon()
+            raise
+        finally:
+            self._remove_scratch()
 
     def __enter__(self) -> AuditStore:
         return self

@@ -16,7 +16,7 @@ import click
 
 from sitemapkit.cli._common import Progress, check_sources, plural, print_problem, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import Problem, SitemapkitError, atomic_text
+from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text
 from sitemapkit.core._problems import escape_controls, escape_json_controls
 from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.submit._atom import write_atom
@@ -175,6 +175,8 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
             if isinstance(exc, BrokenPipeError):
                 raise
             _trouble(f"cannot write {output}: {exc.strerror or exc}")
+        except StoreError as exc:  # reading the changes back from the temporary database failed
+            _trouble(str(exc))
         counts = result.counts
         if not quiet:
             click.echo(f"sitemapkit: {counts.added:,} added, {counts.removed:,} removed, {counts.changed:,} changed, "

@@ -1,6 +1,7 @@
 """The core layer: the entry model, lastmod dates, IRI/URL handling, problems and their codes, the exception tree,
-the protocol's limits, atomic file writes and the template environments of the HTML pages (``page_environment``,
-imported on first use). Everything else in sitemapkit builds on it; it imports nothing above.
+the protocol's limits, atomic file writes, scratch folders, the one way to open an SQLite file (``open_store``) and
+the template environments of the HTML pages (``page_environment``); the last two are imported on first use.
+Everything else in sitemapkit builds on it; it imports nothing above.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sitemapkit.core._errors import (
     PublishError,
     SitemapkitError,
     SourceNotFoundError,
+    StoreError,
     TooManyRedirectsError,
 )
 from sitemapkit.core._extensions import (
@@ -61,10 +63,20 @@ from sitemapkit.core._problems import (
     escape_json_controls,
     quote_value,
 )
+from sitemapkit.core._scratch import ScratchDir
 from sitemapkit.core._urls import iri_to_uri, normalize_loc
 
 if TYPE_CHECKING:
     from sitemapkit.core._pages import page_environment
+    from sitemapkit.core._store import StoreConnection, StoreSpec, open_store, sql_statements
+
+# The SQLite helper loads sqlite3 and the page templates' module jinja2: imported on first use, so reading and
+# writing sitemaps (and `import sitemapkit`) pay for neither.
+_LAZY = {
+    **dict.fromkeys(("StoreConnection", "StoreSpec", "open_store", "sql_statements"), "sitemapkit.core._store"),
+    "page_environment": "sitemapkit.core._pages",
+}
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "CODES",
@@ -98,10 +110,14 @@ __all__ = [
     "ProblemCode",
     "PublishError",
     "Relationship",
+    "ScratchDir",
     "Severity",
     "SitemapRef",
     "SitemapkitError",
     "SourceNotFoundError",
+    "StoreConnection",
+    "StoreError",
+    "StoreSpec",
     "TooManyRedirectsError",
     "UrlEntry",
     "Video",
@@ -120,10 +136,9 @@ __all__ = [
     "escape_json_controls",
     "iri_to_uri",
     "normalize_loc",
+    "open_store",
     "page_environment",
     "parse_lastmod_lenient",
     "quote_value",
+    "sql_statements",
 ]
-
-# Imported on first use: `import sitemapkit` does not load the page templates' module (nor, through it, jinja2).
-__getattr__, __dir__ = lazy_names(__name__, {"page_environment": "sitemapkit.core._pages"})

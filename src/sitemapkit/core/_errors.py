@@ -10,6 +10,7 @@ Every exception the library raises on purpose derives from :class:`SitemapkitErr
     │   ├── ParseError                          raised in strict mode; carries the first error Problem
     │   └── LimitExceededError                  a size / count / time budget was exceeded while reading
     ├── PublishError                            a sitemap set could not be written; the previous set is intact
+    ├── StoreError                              a state or scratch file failed (full disk, I/O); names it
     └── FetchError                              an HTTP fetch failed for good; carries the URL
         ├── HTTPStatusError                     a final non-success status
         └── TooManyRedirectsError               a redirect chain was too long or looped
@@ -40,6 +41,7 @@ __all__ = [
     "PublishError",
     "SitemapkitError",
     "SourceNotFoundError",
+    "StoreError",
     "TooManyRedirectsError",
 ]
 
@@ -150,6 +152,21 @@ class PublishError(SitemapkitError):
     Example: ``write_sitemaps(entries, "/read-only/", "https://example.com/")`` raises it; the previous set stays as
     it was.
     """
+
+
+class StoreError(SitemapkitError):
+    """A state or scratch file of sitemapkit (a crawl, audit, submission or generate state, a diff's or a
+    validation's scratch database, the web app's history) could not be opened, read or written: the disk is full,
+    an I/O error, a read-only or damaged file. ``path`` names the file. What failed is rolled back whole (an SQLite
+    transaction, an atomic write), so the file holds what was written before.
+
+    Example: ``sitemapkit crawl URL --state /full/disk/state.sqlite`` ends with one line, "sitemapkit: error:
+    /full/disk/state.sqlite: the disk is full (writing a crawl state file): ...", and exit status 1.
+    """
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class FetchError(SitemapkitError):

@@ -34,7 +34,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-__all__ = ["content_fingerprint", "fingerprint_html", "honest_lastmod", "normalise_text"]
+__all__ = ["FINGERPRINT_VERSION", "content_fingerprint", "fingerprint_html", "honest_lastmod", "normalise_text"]
+
+#: The version of :func:`content_fingerprint`, recorded in the crawl state: bump it with any change that gives some
+#: page another fingerprint (a state of another version is refused: its pages would all look changed once).
+FINGERPRINT_VERSION = 1
 
 _NEVER = "script, style, noscript, template, svg, input[type=hidden]"
 _OUTSIDE_MAIN = ("nav, header, footer, aside, [role=navigation], [role=banner], [role=contentinfo], "

@@ -22,6 +22,10 @@ Resume: rows in flight when a crawl stopped go back to the queue; everything fet
 ``history`` (merged with what older crawls left there), so lastmod stays stable across crawls (see
 ``_fingerprint.honest_lastmod``); :meth:`CrawlState.changed_urls` lists the pages new or changed in this crawl.
 
+Versions: the file records its schema version and kind in its header (``core/_store.py``) and the version of the
+content fingerprint in ``meta``. A state whose fingerprints come from another version is refused, naming the file:
+compared with this version's, every page would look changed and every lastmod would move at once.
+
 One crawl at a time: opening a state file takes an exclusive lock on ``FILE.lock`` next to it (``flock``, which
 the kernel releases when the process ends, even on kill -9) holding the owner's process id, so a second crawl with
 the same file is refused with "state file FILE is in use by process N" before it touches the database.
@@ -38,14 +42,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from sitemapkit.core._errors import ConfigurationError, SitemapkitError
+from sitemapkit.core import ConfigurationError, SitemapkitError, StoreConnection, StoreSpec, open_store, sql_statements
+from sitemapkit.crawl._fingerprint import FINGERPRINT_VERSION
 
 if sys.platform != "win32":  # POSIX: one crawl per state file
     import fcntl
 
 __all__ = ["CrawlState", "ProcessLock", "QueuedUrl", "StateInUseError", "UrlRow"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = 1
 
 QUEUED, IN_FLIGHT, FETCHED, SKIPPED = 0, 1, 2, 3
 
@@ -77,6 +82,20 @@ CREATE INDEX IF NOT EXISTS hreflang_href ON hreflang(href);
 CREATE TABLE IF NOT EXISTS history(url TEXT PRIMARY KEY, fingerprint TEXT, lastmod TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS query_variants(path TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 """
+_ADVICE = "use another --state file"
+
+
+def _legacy(db: sqlite3.Connection) -> int | None:
+    """Files written before the version was stamped in the header kept it in ``meta`` (only version 1 existed)."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return 1 if row is not None and row[0] == "1" else None
+
+
+SPEC = StoreSpec(kind="a crawl state file", app_id=0x534B4353, version=SCHEMA_VERSION, schema=sql_statements(_SCHEMA),
+                 legacy=_legacy, advice=_ADVICE)
 
 
 class StateInUseError(SitemapkitError):
@@ -193,31 +212,36 @@ class CrawlState:
                 raise ConfigurationError(f"cannot use {self.path} as a crawl state file: "
                                          f"{exc.strerror or exc}") from None
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            # Sorts (the report's excluded list, ORDER BY reason, url) spill to temporary files: in memory they grew
+            # with the site (about 200 MB for a million excluded URLs).
+            self.db: StoreConnection = open_store(self.path, SPEC, autocommit=True, threads=True)
             try:
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=NORMAL")
-                # Sorts (the report's excluded list, ORDER BY reason, url) spill to temporary files: in memory
-                # they grew with the site (about 200 MB for a million excluded URLs).
-                self.db.execute("PRAGMA temp_store=FILE")
-                self.db.executescript(_SCHEMA)
-                version = self.get_meta("schema")
+                self._check_fingerprints()
             except BaseException:
-                self.db.close()
+                self.db.abandon()
                 raise
-        except sqlite3.DatabaseError as exc:
-            self._release()
-            raise ConfigurationError(f"cannot use {self.path} as a crawl state file: {exc}") from None
         except BaseException:
             self._release()
             raise
-        if version is None:
-            self.set_meta("schema", SCHEMA_VERSION)
-        elif version != SCHEMA_VERSION:
-            self.db.close()
-            self._release()
-            raise ConfigurationError(f"{self.path}: crawl state schema {version}, this version needs "
-                                     f"{SCHEMA_VERSION}; use another --state file")
+
+    def _check_fingerprints(self) -> None:
+        """Refuse a state whose fingerprints were computed another way (see docs/design/crawl.md, "Versions"):
+        compared with this version's, every page would look changed once and every lastmod would move."""
+        if self.get_meta("schema") is None:  # also kept in meta, where earlier sitemapkit versions look for it
+            self.set_meta("schema", str(SCHEMA_VERSION))
+        recorded = self.get_meta("fingerprint")
+        if recorded is None and not self.has_crawl():
+            self.set_meta("fingerprint", str(FINGERPRINT_VERSION))
+            return
+        found = recorded or "1"  # states written before the fingerprint version was recorded: version 1
+        if found != str(FINGERPRINT_VERSION):
+            raise ConfigurationError(
+                f"{self.path}: its content fingerprints are of version {found}, this sitemapkit computes version "
+                f"{FINGERPRINT_VERSION}: every page would look changed and its lastmod would move to this crawl's "
+                "time. Use a new --state file (a page seen for the first time gets its Last-Modified, else no "
+                "lastmod), or the sitemapkit that wrote this one")
+        if recorded is None:
+            self.set_meta("fingerprint", found)
 
     def _release(self) -> None:
         if self._lock is not None:
@@ -232,13 +256,16 @@ class CrawlState:
 
     def commit(self) -> None:
         if self._in_tx:
-            self.db.execute("COMMIT")
             self._in_tx = False
+            self.db.end()  # no COMMIT when SQLite rolled the transaction back itself (a full disk)
 
     def close(self) -> None:
         try:
             self.commit()
             self.db.close()
+        except BaseException:
+            self.db.abandon()
+            raise
         finally:
             self._release()
 
@@ -247,7 +274,13 @@ class CrawlState:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self.close()
+        if exc is None:
+            self.close()
+            return
+        try:  # keep what can be kept (a stopped crawl resumes from it); the error already raised is the one to tell
+            self.close()
+        except Exception:  # noqa: S110 - the first error is being raised
+            pass
 
     # -- meta ---------------------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -271,7 +304,7 @@ class CrawlState:
             )
         for table in ("urls", "links", "hreflang", "query_variants"):
             self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-        self.db.execute("DELETE FROM meta WHERE key != 'schema'")
+        self.db.execute("DELETE FROM meta WHERE key NOT IN ('schema', 'fingerprint')")
         self.set_meta("start_url", start_url)
         self.set_meta("crawl_time", crawl_time)
         self.set_meta("status", "running")

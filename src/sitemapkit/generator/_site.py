@@ -35,7 +35,7 @@ from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.core import InputError, Location, Problem, UrlEntry
 from sitemapkit.core._atomic import atomic_text
-from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core._errors import ConfigurationError, StoreError
 from sitemapkit.core._lastmod import LastMod
 from sitemapkit.write._inputs import SM610, InputItem, iter_input
 
@@ -108,9 +108,13 @@ class SiteState:
     def save(self) -> None:
         data = {"format": _STATE_FORMAT, "version": _STATE_VERSION,
                 "pages": {url: {"fingerprint": fp, "lastmod": lm} for url, (fp, lm) in sorted(self.pages.items())}}
-        with atomic_text(self.path, shareable=False) as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=0)
-            fh.write("\n")
+        try:
+            with atomic_text(self.path, shareable=False) as fh:
+                json.dump(data, fh, ensure_ascii=False, indent=0)
+                fh.write("\n")
+        except OSError as exc:  # a full disk: the previous state file is left as it was
+            raise StoreError(f"--state {self.path}: cannot write the generate state file: {exc.strerror or exc}; "
+                             "the previous one is unchanged", path=str(self.path)) from None
 
 
 @dataclass(frozen=True, slots=True)

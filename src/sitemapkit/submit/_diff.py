@@ -7,6 +7,9 @@ videos, news and alternates as short digests). Both sides are then read back ord
 spills sorted runs to disk) and merged in one pass; the changes go to a third table, so the counts are known
 before the first change is handed out. Memory stays flat however many URLs each side holds: the page cache and
 the sorter are bounded (:data:`CACHE_KIB`), everything else is on disk and removed on :meth:`SourceDiff.close`.
+The database lives in a folder ``sitemapkit-diff-PID-*`` of the temporary directory; a run killed before it could
+remove it leaves it behind, and the next diff removes it (``core/_scratch.py``). A full disk there ends the diff
+with a :class:`~sitemapkit.core.StoreError` naming the database.
 
 A loc listed twice on one side counts once (its first entry).
 """
@@ -15,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -23,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from sitemapkit.core import Problem, SitemapRef, UrlEntry
+from sitemapkit.core import Problem, ScratchDir, SitemapRef, StoreConnection, StoreSpec, UrlEntry, open_store
 from sitemapkit.fetch import DocumentDone, EntryBatch, FetchSettings, open_sources
 from sitemapkit.fetch._sources import local_child
 from sitemapkit.read import Located
@@ -47,6 +49,9 @@ FIELDS: tuple[str, ...] = ("lastmod", "changefreq", "priority", "images", "video
 CACHE_KIB = 32 * 1024
 _BATCH = 5000
 _SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".txt", ".txt.gz", ".gz", ".rss", ".atom")
+
+_SPEC = StoreSpec(kind="the diff's temporary database", app_id=0x534B4446, version=1,
+                  advice="point TMPDIR at a folder with more room")
 
 ChangeKind = Literal["added", "removed", "changed"]
 Side = Literal["old", "new"]
@@ -210,7 +215,7 @@ class SourceDiff:
     by loc when iterated (iterate as often as needed). A context manager: :meth:`close` removes the temporary
     database."""
 
-    def __init__(self, db: sqlite3.Connection, directory: tempfile.TemporaryDirectory[str], counts: DiffCounts,
+    def __init__(self, db: StoreConnection, directory: ScratchDir, counts: DiffCounts,
                  problems: list[tuple[Side, Problem]], errors: int) -> None:
         self._db = db
         self._dir = directory
@@ -236,16 +241,18 @@ class SourceDiff:
         self.close()
 
 
-def _connect(path: str) -> sqlite3.Connection:
-    db = sqlite3.connect(path, isolation_level=None)
-    for pragma in ("journal_mode = OFF", "synchronous = OFF", "temp_store = FILE", f"cache_size = -{CACHE_KIB}",
-                   "locking_mode = EXCLUSIVE"):
-        db.execute(f"PRAGMA {pragma}")
+def _connect(path: str) -> StoreConnection:
+    db = open_store(path, _SPEC, journal="off", synchronous="off", autocommit=True, cache_kib=CACHE_KIB,
+                    exclusive=True)
     columns = "loc TEXT NOT NULL, lastmod TEXT, changefreq TEXT, priority REAL, images BLOB, videos BLOB, " \
               "news BLOB, alternates BLOB, mobile INTEGER"
-    db.execute(f"CREATE TABLE old ({columns})")
-    db.execute(f"CREATE TABLE new ({columns})")
-    db.execute("CREATE TABLE changes (loc TEXT NOT NULL, kind TEXT NOT NULL, fields TEXT NOT NULL, lastmod TEXT)")
+    try:
+        db.execute(f"CREATE TABLE old ({columns})")
+        db.execute(f"CREATE TABLE new ({columns})")
+        db.execute("CREATE TABLE changes (loc TEXT NOT NULL, kind TEXT NOT NULL, fields TEXT NOT NULL, lastmod TEXT)")
+    except BaseException:
+        db.abandon()
+        raise
     return db
 
 
@@ -267,11 +274,11 @@ def diff_sources(
     ``on_entries(side, n)`` reports progress. The temporary database lives in ``tmpdir`` (default: the system's
     temporary folder). Files that cannot be read raise :class:`OSError`."""
     cfg = settings or FetchSettings()
-    directory = tempfile.TemporaryDirectory(prefix="sitemapkit-diff-", dir=tmpdir)
+    directory = ScratchDir("diff", tmpdir)
     problems: list[tuple[Side, Problem]] = []
     errors = 0
     try:
-        db = _connect(os.path.join(directory.name, "diff.sqlite"))
+        db = _connect(directory.path("diff.sqlite"))
         try:
             for side, sources in (("old", old), ("new", new)):
                 named: Side = "old" if side == "old" else "new"
@@ -293,7 +300,7 @@ def diff_sources(
                 _load(db, named, listed, cfg, strict, problem, entries)
             counts = _compare(db)
         except BaseException:
-            db.close()
+            db.abandon()
             raise
     except BaseException:
         directory.cleanup()

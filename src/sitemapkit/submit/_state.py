@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from sitemapkit.core import ConfigurationError, UrlEntry, entry_to_dict
+from sitemapkit.core import ConfigurationError, StoreConnection, StoreSpec, UrlEntry, entry_to_dict, open_store
 from sitemapkit.submit._results import SubmitResult
 
 __all__ = ["ADDED", "CHANGED", "REMOVED", "SubmitState", "fingerprint"]
@@ -29,6 +29,26 @@ __all__ = ["ADDED", "CHANGED", "REMOVED", "SubmitState", "fingerprint"]
 ADDED, CHANGED, REMOVED = "added", "changed", "removed"
 _SCHEMA = 1
 _BATCH = 5_000
+
+
+def _legacy(db: sqlite3.Connection) -> int | None:
+    """A state written before versions were stamped in the header kept its version in ``meta``."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE name = 'submit_schema'").fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return 1 if row is not None and row[0] == "1" else None
+
+
+SPEC = StoreSpec(
+    kind="a sitemapkit submit state file", app_id=0x534B5355, version=_SCHEMA, legacy=_legacy,
+    advice="give submit its own --state file",
+    schema=("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            f"INSERT OR IGNORE INTO meta VALUES ('submit_schema', '{_SCHEMA}')",  # noqa: S608 - a constant
+            "CREATE TABLE IF NOT EXISTS submitted (url TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, "
+            "submitted_at REAL NOT NULL, status INTEGER)",
+            "CREATE TABLE IF NOT EXISTS answers (id INTEGER PRIMARY KEY, at REAL NOT NULL, channel TEXT, "
+            "target TEXT, subject TEXT, status INTEGER, ok INTEGER, urls INTEGER, message TEXT)"))
 
 
 def fingerprint(entry: UrlEntry) -> str:
@@ -47,32 +67,16 @@ class SubmitState:
         if self.path.is_dir():
             raise ConfigurationError(f"--state {self.path}: is a directory, not a state file")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db: StoreConnection = open_store(self.path, SPEC, label=f"--state {self.path}", synchronous="full",
+                                               temp_files=False)
         try:
-            self._db = sqlite3.connect(self.path)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._setup()
-        except sqlite3.DatabaseError as exc:
-            raise ConfigurationError(f"--state {self.path}: not a sitemapkit submit state file ({exc})") from None
+            self._db.execute("CREATE TEMP TABLE current (url TEXT PRIMARY KEY, fingerprint TEXT NOT NULL)")
+            self._db.execute("CREATE TEMP TABLE done (url TEXT PRIMARY KEY)")
+            self._db.commit()
+        except BaseException:
+            self._db.abandon()
+            raise
         self._pending: list[tuple[str, str]] = []
-
-    def _setup(self) -> None:
-        db = self._db
-        db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        row = db.execute("SELECT value FROM meta WHERE name = 'submit_schema'").fetchone()
-        if row is None:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables - {"meta"}:
-                raise sqlite3.DatabaseError("it holds other tables")
-            db.execute("INSERT INTO meta VALUES ('submit_schema', ?)", (str(_SCHEMA),))
-        elif row[0] != str(_SCHEMA):
-            raise sqlite3.DatabaseError(f"schema {row[0]}, expected {_SCHEMA}")
-        db.execute("CREATE TABLE IF NOT EXISTS submitted (url TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, "
-                   "submitted_at REAL NOT NULL, status INTEGER)")
-        db.execute("CREATE TABLE IF NOT EXISTS answers (id INTEGER PRIMARY KEY, at REAL NOT NULL, channel TEXT, "
-                   "target TEXT, subject TEXT, status INTEGER, ok INTEGER, urls INTEGER, message TEXT)")
-        db.execute("CREATE TEMP TABLE current (url TEXT PRIMARY KEY, fingerprint TEXT NOT NULL)")
-        db.execute("CREATE TEMP TABLE done (url TEXT PRIMARY KEY)")
-        db.commit()
 
     def __enter__(self) -> Self:
         return self

@@ -19,7 +19,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
 
+from sitemapkit.core import StoreSpec, open_store
+
 __all__ = ["HreflangStore", "NonReciprocal"]
+
+_SPEC = StoreSpec(kind="an hreflang scratch file", app_id=0x534B484C, version=1, advice="remove it")
 
 #: Page hashes kept in memory before they move to the scratch database (~8 MB).
 MAX_PAGES_IN_MEMORY = 100_000
@@ -58,7 +62,7 @@ class HreflangStore:
         if self._db is None:
             fd, self._path = tempfile.mkstemp(prefix="sitemapkit-hreflang-", suffix=".sqlite", dir=self._directory)
             os.close(fd)
-            self._db = sqlite3.connect(self._path)
+            self._db = open_store(self._path, _SPEC, journal="off", synchronous="off", exclusive=True)
             self._db.executescript(
                 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192; PRAGMA temp_store=FILE;"
                 "CREATE TABLE pages (h INTEGER PRIMARY KEY) WITHOUT ROWID;"

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitemapkit.core import StoreConnection, StoreSpec, open_store
+
 __all__ = ["ACTIVE", "STATUSES", "TERMINAL", "CrawlRecord", "HistoryStore", "default_data_dir", "valid_id"]
 
 STATUSES = ("queued", "running", "paused", "done", "failed", "cancelled")
@@ -44,6 +46,16 @@ CREATE TABLE IF NOT EXISTS crawls (
     updated REAL NOT NULL
 )
 """
+
+
+def _legacy(db: sqlite3.Connection) -> int | None:
+    """A history written before versions were stamped: it has the crawls table."""
+    row = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'crawls'").fetchone()
+    return None if row is None else 1
+
+
+SPEC = StoreSpec(kind="the web app's history", app_id=0x534B5748, version=1, schema=(_SCHEMA,), legacy=_legacy,
+                 advice="move it away (the web app then starts a new history)")
 
 
 def default_data_dir() -> Path:
@@ -90,9 +102,8 @@ class HistoryStore:
         self.data_dir = data_dir
         (data_dir / "crawls").mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(data_dir / "history.sqlite", check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
+        self._db: StoreConnection = open_store(data_dir / "history.sqlite", SPEC, autocommit=True, threads=True,
+                                               synchronous="full", temp_files=False)
 
     def close(self) -> None:
         with self._lock:
