@@ -56,7 +56,8 @@ _TMP_PREFIX = ".sitemapkit-tmp-"
 @dataclass(frozen=True, slots=True)
 class Manifest:
     """What a publish wrote. ``entry_point`` is ``OUT/sitemap.xml`` (``.gz``): the index when there is more than
-    one XML file, else the urlset itself (for a txt/html-only set, the first file of the first format).
+    one XML file, else the urlset itself (for a txt/html-only set, the first format's: ``sitemap.txt``, the text
+    sitemaps' index ``sitemap-txt.xml`` when they are split, or ``sitemap.html``).
     ``problems`` are warnings (deprecated tags, duplicates, URLs outside the base URL), one per code with a
     count; the library never prints them.
 
