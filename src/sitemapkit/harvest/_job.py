@@ -24,7 +24,7 @@ from typing import Any
 
 from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.fetch import FetchSettings
-from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done
+from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done, remove_leftovers
 from sitemapkit.harvest._schema import host_schema
 
 __all__ = ["BadLine", "HarvestOptions", "HarvestResult", "HarvestStats", "harvest", "read_hosts"]
@@ -161,12 +161,16 @@ def _run_tasks(client: Any, jobs: list[HostJob], settings: HostSettings,
             futures.add(submit(nxt))
 
 
+def _hosts_tmp_prefix(path: Path) -> str:
+    return f".{path.name}.tmp-"
+
+
 def write_hosts(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     """``hosts.parquet``, written under a temporary name and renamed into place."""
     import pyarrow as pa  # type: ignore[import-untyped]
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-    tmp = path.with_name(f".{path.name}.tmp-{secrets.token_hex(4)}")
+    tmp = path.with_name(f"{_hosts_tmp_prefix(path)}{secrets.token_hex(4)}")
     pq.write_table(pa.Table.from_pylist(list(rows), schema=host_schema()), tmp)
     os.replace(tmp, path)
 
@@ -196,8 +200,13 @@ def harvest(jobs: list[HostJob], options: HarvestOptions,
         if on_row is not None:
             on_row(row, st)
 
+    # What a killed run left: temporary files (hidden from dataset readers, but taking space), deleted for the
+    # hosts this run owns and for hosts.parquet.
+    for leftover in out.glob(f"{_hosts_tmp_prefix(out / HOSTS_FILE)}*"):
+        leftover.unlink(missing_ok=True)
     todo: list[HostJob] = []
     for job in jobs:
+        remove_leftovers(settings.urls_dir, job.host)
         previous = None if options.refresh else read_done(settings.urls_dir, job.host)
         if previous is not None:
             record(previous)
