@@ -22,7 +22,7 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from sitemapkit.core._urls import is_absolute_http_url
+from sitemapkit.core._urls import is_absolute_http_url, redact_credentials, url_argument_problem
 from sitemapkit.fetch import FetchSettings
 from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done, remove_leftovers
 from sitemapkit.harvest._schema import host_schema
@@ -40,8 +40,11 @@ class BadLine:
     source: str
     line: int
     text: str
+    reason: str | None = None  # what is wrong with a URL line (None: neither a URL nor a host name)
 
     def __str__(self) -> str:
+        if self.reason is not None:
+            return f"{self.source}:{self.line}: {self.reason}"
         return f"{self.source}:{self.line}: not an http(s) URL or a host name: {self.text!r}"
 
 
@@ -55,13 +58,12 @@ def read_hosts(lines: Iterable[str], source: str = "HOSTS") -> tuple[list[HostJo
         if not text or text.startswith("#"):
             continue
         url = text if "://" in text else f"https://{text}/" if _BARE_HOST.fullmatch(text) else ""
-        try:
-            key = host_key(url) if is_absolute_http_url(url) else ""
-        except ValueError:
-            key = ""
-        if not key:
-            bad.append(BadLine(source, number, text))
+        problem = url_argument_problem(url) if url else ""  # the check of a URL given on the command line
+        if problem is not None:  # a bad port, credentials (never echoed), a control character; or not a URL
+            reason = problem if url and is_absolute_http_url(url) else None
+            bad.append(BadLine(source, number, redact_credentials(text), reason))
             continue
+        key = host_key(url)
         listed = seeds.setdefault(key, [])
         if url not in listed:
             listed.append(url)
