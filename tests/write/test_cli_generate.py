@@ -164,7 +164,7 @@ def test_dedupe_and_warnings_are_shown(tmp_path: Path) -> None:
     (["missing.txt", "--base-url", "https://example.com/"], 2, "missing.txt: no such file or directory"),
     (["urls.txt"], 2, "--base-url"),
     (["urls.txt", "--base-url", "https://example.com/", "--max-urls", "50001"], 2, "50001"),
-    (["urls.txt", "--base-url", "example.com"], 2, "Invalid value for --base-url: not an absolute http(s) URL"),
+    (["urls.txt", "--base-url", "example.com"], 2, "base URL"),
     (["urls.txt", "--base-url", "https://example.com/", "--format", "pdf"], 2, "pdf"),
 ])
 def test_errors_are_one_line_with_exit_codes(tmp_path: Path, args: list[str], code: int, message: str) -> None:

@@ -19,7 +19,6 @@ from sitemapkit.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     Progress,
-    check_url,
     fail,
     print_problem,
     quiet_option,
@@ -153,7 +152,6 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
       sitemapkit crawl http://localhost:8000/ -o out --base-url https://a.test/
       sitemapkit crawl https://example.com/ -o public/ --resume  # after Ctrl-C
     """
-    check_url(url)
     check_submit_options(submit["submit_state"], submit["submit_key"])
     strip = tuple(strip_param) if keep_tracking_params else (*DEFAULT_STRIP_PARAMS, *strip_param)
     options = CrawlOptions(

@@ -35,7 +35,7 @@ from sitemapkit.core._errors import ConfigurationError, InvalidValueError, Publi
 from sitemapkit.core._limits import MAX_NEWS_PER_SITEMAP, MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._model import UrlEntry
 from sitemapkit.core._problems import Problem
-from sitemapkit.core._urls import has_credentials, is_absolute_http_url, redact_credentials
+from sitemapkit.core._urls import has_credentials, is_absolute_http_url, url_argument_problem
 from sitemapkit.write._codes import SM606, SM607
 from sitemapkit.write._partition import PartitionFiles, PartitionSpec
 from sitemapkit.write._publish import XSL_NAME, Publisher, SitemapFile
@@ -141,9 +141,9 @@ class SitemapSetWriter:
     ) -> None:
         if not isinstance(base_url, str) or not is_absolute_http_url(base_url):
             raise ConfigurationError(f"base URL must be an absolute http(s) URL, got {base_url!r}")
-        if has_credentials(base_url):
-            raise ConfigurationError("base URL must not carry credentials (user:password@): "
-                                     f"{redact_credentials(base_url)!r}")
+        problem = url_argument_problem(base_url)  # credentials (never echoed), a bad port, a control character
+        if problem is not None:
+            raise ConfigurationError(f"base URL: {problem}")
         if urlsplit(base_url).query or urlsplit(base_url).fragment:
             raise ConfigurationError(f"base URL must not have a query or fragment: {base_url!r}")
         for name, value, limit in (("max_urls", max_urls, MAX_URLS_PER_SITEMAP),
