@@ -184,7 +184,7 @@ class XmlRoller(Roller):
                 if type(entry) is not UrlEntry:
                     refuse_entry(entry)
                 if scope is None or not entry.loc.startswith(scope):  # under the scope: no userinfo
-                    if has_credentials(entry.loc):
+                    if "@" in entry.loc and has_credentials(entry.loc):
                         refuse_credentials(entry.loc)
                     if scope is not None and warn is not None:
                         warn(SM607.code, f"{entry.loc} is outside {scope}", entry.loc)
