@@ -146,9 +146,9 @@ def test_urls_refuses_a_directory_as_a_usage_error(tmp_path: Path, capsys: pytes
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:0/", f"https://admin:{PASSWORD}@127.0.0.1:9/"])
 def test_the_crawl_library_refuses_a_start_url_with_a_bad_port_or_credentials(tmp_path: Path, url: str) -> None:
-    from sitemapkit.crawl import crawl
+    from sitemapkit.crawl import crawl_site
 
     with pytest.raises(ConfigurationError) as refused:
-        crawl(url, tmp_path / "out", state_path=tmp_path / "state.sqlite")
+        crawl_site(url, tmp_path / "out", state_path=tmp_path / "state.sqlite")
     assert PASSWORD not in str(refused.value)
     assert not (tmp_path / "out").exists()
