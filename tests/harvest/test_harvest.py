@@ -168,3 +168,27 @@ def test_read_hosts_groups_lines_by_host() -> None:
         ("example.com", ("https://example.com/", "https://example.com/s.xml")),
         ("b.example:8080", ("http://b.example:8080/",))]
     assert [str(b) for b in bad] == ["h.txt:6: not an http(s) URL or a host name: 'mailto:x@y'"]
+
+
+def test_read_hosts_refuses_bad_ports_and_credentials_as_command_line_urls_are() -> None:
+    jobs, bad = read_hosts(["http://127.0.0.1:0/", "http://127.0.0.1:65536/", "b.example:0",
+                            "https://admin:s3cret@c.example/", "d.example"], "h.txt")
+    assert [j.host for j in jobs] == ["d.example"]
+    assert [str(b) for b in bad] == [
+        "h.txt:1: not a valid port (1-65535) in 'http://127.0.0.1:0/'",
+        "h.txt:2: not a valid port (1-65535) in 'http://127.0.0.1:65536/'",
+        "h.txt:3: not a valid port (1-65535) in 'https://b.example:0/'",
+        "h.txt:4: the URL carries credentials (user:password@ before the host), which are never sent nor "
+        "published: 'https://***@c.example/'"]
+    assert all("s3cret" not in repr(b) for b in bad)
+
+
+def test_harvest_with_only_bad_lines_names_them_without_a_password(tmp_path: Path) -> None:
+    hosts = tmp_path / "hosts.txt"
+    hosts.write_text("http://127.0.0.1:0/\nhttps://admin:s3cret@c.example/\n", encoding="utf-8")
+    done = run("harvest", str(hosts), "--out", str(tmp_path / "out"), "--no-processes")
+    assert done.returncode in (1, 2), done.stderr
+    assert f"{hosts}:1: not a valid port (1-65535)" in done.stderr
+    assert f"{hosts}:2: the URL carries credentials" in done.stderr
+    assert "s3cret" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr

@@ -143,8 +143,12 @@ def test_gzip_multiple_formats_xsl_and_split(tmp_path: Path) -> None:
         f"https://example.com/s/sitemap-1-{i}.xml.gz" for i in (1, 2, 3)]
     assert b'<?xml-stylesheet type="text/xsl" href="sitemap.xsl"?>' in index
     assert (out / "sitemap.xsl").exists()
-    assert gzip.decompress((out / "sitemap-3.txt.gz").read_bytes()).decode().splitlines() == [
+    assert gzip.decompress((out / "sitemap-1-3.txt.gz").read_bytes()).decode().splitlines() == [
         f"https://example.com/p/{i}" for i in range(20, 25)]
+    text_index = gzip.decompress((out / "sitemap-txt.xml.gz").read_bytes())  # split text sitemaps' index
+    assert_valid(text_index)
+    assert [e.text for e in parse(text_index).iter(f"{SM}loc")] == [
+        f"https://example.com/s/sitemap-1-{i}.txt.gz" for i in (1, 2, 3)]
 
 
 def test_dedupe_and_warnings_are_shown(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Publishing a sitemap set is a swap: a kill at any step leaves the old set or the new one complete.
 
-The kill is real process death: a forked child publishes and calls ``os._exit`` (no ``finally``, no cleanup, as
-SIGKILL) right before its k-th rename or unlink, for every k until the publish completes. After each kill the
+The kill is real process death: a forked child publishes and sends itself SIGKILL (no ``finally``, no cleanup)
+right before its k-th rename or unlink, for every k until the publish completes. After each kill the
 set on disk is read back with sitemapkit's own reader: the entry point and every child it lists must exist and
 the URLs must be exactly the old set's or the new set's. The next run must then leave no orphan behind.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +26,7 @@ from sitemapkit.write._publish import MANIFEST_NAME, read_manifest_state
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs os.fork")
 
 BASE = "https://example.com/"
-_KILLED = 77
+_KILLED = -signal.SIGKILL  # the exit code of a process SIGKILL ended
 
 
 def _entries(tag: str, n: int) -> list[UrlEntry]:
@@ -43,7 +44,7 @@ def _publish_killed_at(step: int, entries: list[UrlEntry], out: Path, kwargs: di
             def counted(fn: Callable[..., Any]) -> Callable[..., Any]:
                 def wrapped(*args: Any, **kw: Any) -> Any:
                     if done[0] == step:
-                        os._exit(_KILLED)
+                        os.kill(os.getpid(), signal.SIGKILL)
                     done[0] += 1
                     return fn(*args, **kw)
                 return wrapped
@@ -78,6 +79,29 @@ def _published_urls(out: Path, gzip: bool) -> set[str]:
     return urls
 
 
+def _published_text_urls(out: Path, gzip: bool) -> set[str]:
+    """The URLs of the text sitemaps in ``out`` as a consumer sees them: the text sitemaps' index and every file it
+    lists when the text set is split, else the single ``sitemap.txt``."""
+    gz = ".gz" if gzip else ""
+    index = out / f"sitemap-txt.xml{gz}"
+    if not index.exists():
+        single = read_file(out / f"sitemap.txt{gz}")
+        assert single.ok, single.errors
+        return {e.loc for e in single.entries}
+    top = read_file(index)
+    assert top.ok, top.errors
+    assert top.sitemaps, "the text sitemaps' index lists nothing"
+    urls: set[str] = set()
+    for ref in top.sitemaps:
+        child = out / ref.loc[len(BASE):]
+        assert child.name.endswith(f".txt{gz}"), ref.loc
+        assert child.is_file(), f"the text index lists {child.name}, which is missing"
+        result = read_file(child)
+        assert result.ok, result.errors
+        urls |= {e.loc for e in result.entries}
+    return urls
+
+
 def _html_pages_exist(out: Path) -> None:
     pages = out / "sitemap.html"
     if pages.exists():
@@ -96,29 +120,39 @@ def _only_the_set(out: Path) -> None:
     (30, 5, {"max_urls": 10}),  # index -> a single urlset
     (5, 30, {"max_urls": 10}),  # a single urlset -> index
     (25, 35, {"max_urls": 10, "gzip": True, "formats": ("xml", "html", "txt"), "xsl": "default"}),
-], ids=["grow", "shrink", "to-single", "from-single", "gzip-all-formats"])
+    (30, 30, {"max_urls": 10, "formats": ("xml", "txt")}),  # the same number of text files, each replaced
+    (30, 45, {"max_urls": 10, "formats": ("txt",)}),  # text only: its index is the entry point
+    (5, 30, {"max_urls": 10, "formats": ("txt",)}),  # a single sitemap.txt -> split text sitemaps
+], ids=["grow", "shrink", "to-single", "from-single", "gzip-all-formats", "xml-and-text", "text-grow",
+        "text-from-single"])
 def test_a_kill_at_any_publish_step_leaves_the_old_or_the_new_set(
         tmp_path: Path, old_n: int, new_n: int, kwargs: dict[str, Any]) -> None:
     gzip = bool(kwargs.get("gzip"))
+    formats = kwargs.get("formats", ("xml",))
     old, new = _entries("old", old_n), _entries("new", new_n)
     template = tmp_path / "template"
     write_sitemaps(_entries("older", 12), template, BASE, **kwargs)  # the old set is itself a second run
     write_sitemaps(old, template, BASE, **kwargs)
     old_urls, new_urls = {e.loc for e in old}, {e.loc for e in new}
-    assert _published_urls(template, gzip) == old_urls
+
+    def read_sets(out: Path) -> list[set[str]]:  # every format's URLs, each read from its entry point
+        return [*([_published_urls(out, gzip)] if "xml" in formats else []),
+                *([_published_text_urls(out, gzip)] if "txt" in formats else [])]
+
+    assert read_sets(template) == [old_urls] * len(read_sets(template))
     saw_old = saw_new = False
     for step in range(200):
         out = tmp_path / f"out-{step}"
         shutil.copytree(template, out)
         completed = _publish_killed_at(step, new, out, kwargs)
-        urls = _published_urls(out, gzip)
-        assert urls in (old_urls, new_urls), f"killed before step {step}: a mix of the two sets"
-        saw_old |= urls == old_urls
-        saw_new |= urls == new_urls
+        for urls in read_sets(out):
+            assert urls in (old_urls, new_urls), f"killed before step {step}: a mix of the two sets"
+            saw_old |= urls == old_urls
+            saw_new |= urls == new_urls
         _html_pages_exist(out)
         # The next run publishes normally and leaves nothing of the killed one behind.
         write_sitemaps(new, out, BASE, **kwargs)
-        assert _published_urls(out, gzip) == new_urls
+        assert all(urls == new_urls for urls in read_sets(out))
         _only_the_set(out)
         shutil.rmtree(out)
         if completed:
@@ -169,3 +203,29 @@ def test_a_failed_rename_keeps_the_old_set_and_takes_back_new_children(
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert _published_urls(tmp_path, False) == {e.loc for e in _entries("a", 25)}
+
+
+@pytest.mark.parametrize(("second", "entry"), [("html", "sitemap.html"), ("txt", "sitemap-txt.xml")])
+def test_a_failure_after_one_format_swapped_keeps_that_format_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str, entry: str) -> None:
+    """The XML index is in place when the second format's entry point fails to move in: the new XML set keeps
+    its children (the index lists them) and the second format stays the old set, whole."""
+    kwargs: dict[str, Any] = {"max_urls": 10, "formats": ("xml", second)}
+    write_sitemaps(_entries("a", 25), tmp_path, BASE, **kwargs)
+    real = os.replace
+
+    def failing(src: Any, dst: Any) -> None:
+        if Path(dst).name == entry:
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(Exception, match="No space left"):
+        write_sitemaps(_entries("b", 35), tmp_path, BASE, **kwargs)
+    monkeypatch.undo()
+    assert _published_urls(tmp_path, False) == {e.loc for e in _entries("b", 35)}
+    if second == "txt":
+        assert _published_text_urls(tmp_path, False) == {e.loc for e in _entries("a", 25)}
+    else:
+        _html_pages_exist(tmp_path)
+        assert "https://example.com/a/0" in (tmp_path / "sitemap-1-1.html").read_text(encoding="utf-8")

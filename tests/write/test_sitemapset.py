@@ -268,11 +268,14 @@ def test_default_xsl_is_written_referenced_and_renders_both_kinds(tmp_path: Path
 
 def test_html_and_text_formats_split_with_a_page_list(tmp_path: Path) -> None:
     m = write_sitemaps(urls(5), tmp_path, BASE, max_urls=2, formats=("html", "txt"), gzip=True)
-    assert names(tmp_path) == [MANIFEST_NAME, "sitemap-1-1.html", "sitemap-1-2.html", "sitemap-1-3.html",
-                               "sitemap-1.txt.gz", "sitemap-2.txt.gz", "sitemap-3.txt.gz", "sitemap.html"]
+    assert names(tmp_path) == sorted([MANIFEST_NAME, "sitemap-1-1.html", "sitemap-1-2.html", "sitemap-1-3.html",
+                                      "sitemap-1-1.txt.gz", "sitemap-1-2.txt.gz", "sitemap-1-3.txt.gz",
+                                      "sitemap-txt.xml.gz", "sitemap.html"])
     pages = (tmp_path / "sitemap.html").read_text()
     assert all(f'href="sitemap-1-{i}.html"' in pages for i in (1, 2, 3))
-    assert gzip.decompress((tmp_path / "sitemap-3.txt.gz").read_bytes()) == b"https://example.com/p/4\n"
+    assert gzip.decompress((tmp_path / "sitemap-1-3.txt.gz").read_bytes()) == b"https://example.com/p/4\n"
+    text_index = gzip.decompress((tmp_path / "sitemap-txt.xml.gz").read_bytes()).decode()
+    assert all(f"<loc>https://example.com/sitemap-1-{i}.txt.gz</loc>" in text_index for i in (1, 2, 3))
     assert m.entry_point is None or m.entry_point.name == "sitemap.html" or m.entry_point.suffix
 
 

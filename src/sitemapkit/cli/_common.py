@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # rich is imported when a console is made: a run whose stderr
 
 from sitemapkit.core._errors import ConfigurationError, InvalidValueError, SitemapkitError
 from sitemapkit.core._problems import CODES, Problem, escape_controls, escape_json_controls
-from sitemapkit.core._urls import is_absolute_http_url, is_url_source
+from sitemapkit.core._urls import url_argument_problem
 
 __all__ = [
     "COMMON_EPILOG",
@@ -44,6 +44,7 @@ __all__ = [
     "LazyCommands",
     "Progress",
     "check_sources",
+    "check_url",
     "emit_json",
     "fail",
     "plural",
@@ -168,21 +169,35 @@ class LazyCommands(MutableMapping[str, click.Command]):
 _LOOKS_LIKE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
 
 
-def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = True,
+def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = True, dirs: bool = True,
                   param_hint: str = "SOURCE") -> None:
     """Usage errors (exit 2) for SOURCE arguments, before any work starts: a malformed URL (``htp:/x``,
-    ``http:/x``, a URL where ``urls`` is False) or a file that does not exist. Directories are accepted."""
+    ``http:/x``, a URL where ``urls`` is False, see :func:`check_url`), a file that does not exist, or a
+    directory where ``dirs`` is False."""
     for source in sources:
         if source == "-" and stdin:
             continue
         if _LOOKS_LIKE_URL.match(source) and not Path(source).exists():
             if not urls:
                 raise click.BadParameter(f"a URL is not accepted here: {source!r}", param_hint=param_hint)
-            if not is_url_source(source) or not is_absolute_http_url(source):
-                raise click.BadParameter(f"not an absolute http(s) URL: {source!r}", param_hint=param_hint)
+            check_url(source, param_hint)
             continue
-        if not Path(source).exists():
+        path = Path(source)
+        if not path.exists():
             raise click.BadParameter(f"{escape_controls(source)}: no such file or directory", param_hint=param_hint)
+        if not dirs and path.is_dir():
+            raise click.BadParameter(f"{escape_controls(source)}: is a directory; give the sitemap files in it",
+                                     param_hint=param_hint)
+
+
+def check_url(url: str, param_hint: str = "URL") -> str:
+    """The one check of a URL argument (every command that fetches or writes a URL given on the command line):
+    a usage error (exit 2) for a URL that is not absolute http(s), holds a control character, carries credentials
+    (the message never shows the password) or has a port outside 1-65535. Returns ``url``."""
+    problem = url_argument_problem(url)
+    if problem is not None:
+        raise click.BadParameter(problem, param_hint=param_hint)
+    return url
 
 
 def quiet_option(func: Any) -> Any:

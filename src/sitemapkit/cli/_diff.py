@@ -14,11 +14,10 @@ from typing import IO, Any, NoReturn
 
 import click
 
-from sitemapkit.cli._common import Progress, check_sources, plural, print_problem, quiet_option
+from sitemapkit.cli._common import Progress, check_sources, check_url, plural, print_problem, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text
 from sitemapkit.core._problems import escape_controls, escape_json_controls
-from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.submit._atom import write_atom
 from sitemapkit.submit._diff import SourceDiff, diff_sources
 
@@ -149,8 +148,8 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
     if old == "-" and new == "-":
         raise click.BadParameter("OLD and NEW cannot both be standard input", param_hint="OLD")
     for value, hint in [(feed_url, "--feed-url"), *((h, "--hub") for h in hubs)]:
-        if value is not None and not is_absolute_http_url(value):
-            raise click.BadParameter(f"not an absolute http(s) URL: {value!r}", param_hint=hint)
+        if value is not None:
+            check_url(value, hint)
     settings = settings_from(fetch)
     progress = _Counts()
 

@@ -9,10 +9,9 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, Progress, emit_json, plural, quiet_option
+from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, Progress, check_url, emit_json, plural, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core._problems import Problem, Severity, escape_controls
-from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.fetch._discover import Discovery, is_site_url, walk_site
 from sitemapkit.fetch._http import HttpClient
 from sitemapkit.fetch._sources import iterate_async
@@ -137,8 +136,7 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
       sitemapkit discover https://example.com/
       sitemapkit discover https://example.com/sitemap_index.xml --format json
     """
-    if not is_absolute_http_url(url):
-        raise click.BadParameter(f"not an absolute http(s) URL: {url!r}", param_hint="URL")
+    check_url(url)
     settings = settings_from(fetch)
     started = time.monotonic()
     found: Discovery | None = None

@@ -95,7 +95,7 @@ def print_manifest_summary(manifest: Manifest) -> None:
     """A concise summary on stdout and the writer's warnings on stderr."""
     for problem in manifest.problems:
         print_problem(problem)
-    sitemaps = manifest.sitemaps
+    sitemaps = manifest.sitemaps or tuple(f for f in manifest.files if f.kind == "txt")  # what the index lists
     files = [f for f in manifest.files if f.kind != "xsl"]
     stored = sum(f.stored_bytes for f in files)
     where = manifest.entry_point or manifest.out_dir

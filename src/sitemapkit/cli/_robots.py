@@ -8,11 +8,10 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, emit_json, fail, plural, stderr_console
+from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_url, emit_json, fail, plural, stderr_console
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core import InputError, InvalidValueError, Problem
 from sitemapkit.core._problems import escape_controls
-from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.submit._robotscheck import RobotsCheck, check_site
 from sitemapkit.submit._robotsfile import add_sitemaps
 
@@ -85,8 +84,7 @@ def robots(target: str, urls: tuple[str, ...], add: bool, check: bool, agent: st
         if not urls:
             raise click.UsageError("--add needs at least one sitemap URL")
         for url in urls:
-            if not is_absolute_http_url(url):
-                raise click.BadParameter(f"not an absolute http(s) URL: {url!r}", param_hint="URL")
+            check_url(url)
         try:
             edit = add_sitemaps(target, list(urls))
         except (InputError, InvalidValueError) as exc:
@@ -102,8 +100,7 @@ def robots(target: str, urls: tuple[str, ...], add: bool, check: bool, agent: st
         sys.exit(EXIT_OK)
     if urls:
         raise click.UsageError("--check takes no URLs after SITE")
-    if not is_absolute_http_url(target):
-        raise click.BadParameter(f"not an absolute http(s) URL: {target!r}", param_hint="SITE")
+    check_url(target, "SITE")
     if not quiet:
         stderr_console().print(f"checking {escape_controls(target)} ...", markup=False)
     report = check_site(target, settings=settings_from(fetch), user_agent=agent)

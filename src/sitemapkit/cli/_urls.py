@@ -179,7 +179,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls https://example.com/ --format jsonl --unique > urls.jsonl
       sitemapkit urls sitemap.xml --format csv --no-follow
     """
-    check_sources(sources)
+    check_sources(sources, dirs=False)
     settings = settings_from(fetch)
     stream = sys.stdout
     out = _Output(fmt, stream)

@@ -15,8 +15,8 @@ import idna
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
 
-__all__ = ["SIMPLE_IRI", "SIMPLE_URI", "iri_to_uri", "is_absolute_http_url", "is_url_source", "normalize_loc",
-           "simple_iri_to_uri"]
+__all__ = ["SIMPLE_IRI", "SIMPLE_URI", "has_credentials", "iri_to_uri", "is_absolute_http_url", "is_url_source",
+           "normalize_loc", "redact_credentials", "simple_iri_to_uri", "url_argument_problem"]
 
 # A URL that is already a plain ASCII URI needs no work: this pattern accepts exactly the strings that
 # iri_to_uri would return unchanged (the hot path of every reader and writer). The path part takes runs of safe
@@ -139,6 +139,41 @@ def is_absolute_http_url(url: str) -> bool:
     except ValueError:
         return False
     return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def has_credentials(url: str) -> bool:
+    """True when ``url`` carries userinfo (``user@`` or ``user:password@`` before its host): credentials, which
+    must never be published nor sent where a URL is shown."""
+    return "@" in url and _USERINFO.match(url.lstrip()) is not None
+
+
+def redact_credentials(url: str) -> str:
+    """``url`` with its userinfo replaced by ``***`` (to name the URL in a message without its password)."""
+    return _USERINFO.sub(r"\1***@", url.lstrip(), count=1)
+
+
+def url_argument_problem(url: str) -> str | None:
+    """Why ``url`` cannot be used as a URL to fetch or publish (None when it can): not an absolute http(s) URL,
+    a control character in it, credentials in it, or a port outside 1-65535. The message never holds the
+    password."""
+    if _CONTROL.search(url):
+        return f"a control character in the URL: {_CONTROL.sub(lambda m: repr(m[0])[1:-1], redact_credentials(url))}"
+    if not is_absolute_http_url(url):
+        return f"not an absolute http(s) URL: {redact_credentials(url)!r}"
+    if has_credentials(url):
+        return (f"the URL carries credentials (user:password@ before the host), which are never sent nor published: "
+                f"{redact_credentials(url)!r}")
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        return f"not a valid port (1-65535) in {url!r}"
+    return None
 
 
 def is_url_source(source: str) -> bool:

@@ -45,6 +45,7 @@ from sitemapkit.core._errors import ConfigurationError, FetchError, TooManyRedir
 from sitemapkit.core._lastmod import LastMod
 from sitemapkit.core._limits import MAX_IMAGES_PER_URL
 from sitemapkit.core._problems import Severity, define_code
+from sitemapkit.core._urls import is_absolute_http_url, redact_credentials, url_argument_problem
 from sitemapkit.crawl._decide import (
     Reason,
     UrlRules,
@@ -96,9 +97,12 @@ class _Counters:
 def check_start_url(url: str, options: CrawlOptions | None = None) -> str:
     """The normalised start URL of a crawl, or :class:`ConfigurationError` saying why ``url`` cannot be one.
     Touches nothing: callers validate before they create the output folder or the state file."""
+    problem = url_argument_problem(url.strip())  # a bad port, credentials (never echoed), a control character
+    if problem is not None and is_absolute_http_url(url.strip()):
+        raise ConfigurationError(problem)
     start = UrlNormalizer((options or CrawlOptions()).strip_params).normalize(url)
     if start is None:
-        raise ConfigurationError(f"not a crawlable http(s) URL: {url!r}")
+        raise ConfigurationError(f"not a crawlable http(s) URL: {redact_credentials(url)!r}")
     return start
 
 

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 
 from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, ConfigurationError, Location, Problem, Severity
 from sitemapkit.core._errors import InvalidValueError
+from sitemapkit.core._urls import redact_credentials
 from sitemapkit.generator._inputs import iter_generate_runs
 from sitemapkit.generator._site import Exclusion, SiteRun, SiteState
 from sitemapkit.write import HostCheck, Manifest, SitemapSetWriter
@@ -184,7 +185,7 @@ class Generation:
                     writer.add(entry)
                 except InvalidValueError as exc:
                     report(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
-                                   Location(location.source, location.line, loc=entry.loc)))
+                                   Location(location.source, location.line, loc=redact_credentials(entry.loc))))
         manifest = writer.manifest
         assert manifest is not None
         if site.state is not None:  # published: the next run compares with this one
@@ -261,7 +262,7 @@ def _add_run(writer: SitemapSetWriter, hosts: HostCheck | None, run: EntryRun,
             i, exc = writer.add_run(entries, i, stop)
             if exc is not None:
                 report(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
-                               Location(run.source, run.lines[i], loc=entries[i].loc)))
+                               Location(run.source, run.lines[i], loc=redact_credentials(entries[i].loc))))
                 i += 1
         if i < n:  # entries[i] is on another host
             assert hosts is not None

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sitemapkit.core import InvalidEntryError, Location, Problem, Severity, UrlEntry
+from sitemapkit.core._urls import redact_credentials
 from sitemapkit.harvest._schema import entry_from_row
 from sitemapkit.write import (
     HostCheck,
@@ -153,7 +154,7 @@ def _write_partition(files: Sequence[str], route: tuple[int, int] | None, spec: 
                 writer.add(entry)
             except InvalidEntryError as exc:
                 part.report(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
-                                    Location(where.source, where.line, loc=entry.loc)))
+                                    Location(where.source, where.line, loc=redact_credentials(entry.loc))))
                 continue
             if seen is not None:
                 seen.add(key)

@@ -36,7 +36,8 @@ from sitemapkit.fetch import (
 from sitemapkit.fetch._discover import is_site_url
 from sitemapkit.harvest._schema import entry_row, host_schema, url_schema
 
-__all__ = ["HOST_META_KEY", "HostJob", "HostSettings", "harvest_host", "host_key", "partition_path", "read_done"]
+__all__ = ["HOST_META_KEY", "TMP_PARTITION_PREFIX", "HostJob", "HostSettings", "harvest_host", "host_key",
+           "partition_path", "read_done", "remove_leftovers"]
 
 #: Key of the Parquet file metadata that holds the host's summary row (JSON).
 HOST_META_KEY = b"sitemapkit.host"
@@ -62,6 +63,29 @@ def host_key(url: str) -> str:
 def partition_path(urls_dir: Path, host: str) -> Path:
     """Where the partition of ``host`` lives (Hive style, ``host=<host percent-encoded>``)."""
     return urls_dir / f"host={quote(host, safe='')}" / "part-0.parquet"
+
+
+#: A partition being written: hidden (Parquet dataset readers skip names starting with ``.`` or ``_``) until it is
+#: complete and renamed to ``part-0.parquet``.
+TMP_PARTITION_PREFIX = ".part-0.parquet.tmp-"
+
+
+def remove_leftovers(urls_dir: Path, host: str) -> int:
+    """Delete the temporary partition files a killed run left in ``host``'s partition; returns how many."""
+    removed = 0
+    folder = partition_path(urls_dir, host).parent
+    try:
+        names = os.listdir(folder)
+    except OSError:  # no partition yet
+        return 0
+    for name in names:
+        if name.startswith(TMP_PARTITION_PREFIX):
+            try:
+                (folder / name).unlink()
+                removed += 1
+            except FileNotFoundError:
+                pass
+    return removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +121,7 @@ class _Run:
         self.job = job
         self.settings = settings
         self.path = partition_path(settings.urls_dir, job.host)
-        self.tmp = self.path.with_name(f".part-0.parquet.tmp-{secrets.token_hex(4)}")
+        self.tmp = self.path.with_name(f"{TMP_PARTITION_PREFIX}{secrets.token_hex(4)}")
         self.writer: Any = None
         self.rows: list[dict[str, Any]] = []
         self.urls = 0

@@ -22,9 +22,9 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from sitemapkit.core._urls import is_absolute_http_url
+from sitemapkit.core._urls import is_absolute_http_url, redact_credentials, url_argument_problem
 from sitemapkit.fetch import FetchSettings
-from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done
+from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done, remove_leftovers
 from sitemapkit.harvest._schema import host_schema
 
 __all__ = ["BadLine", "HarvestOptions", "HarvestResult", "HarvestStats", "harvest", "read_hosts"]
@@ -40,8 +40,11 @@ class BadLine:
     source: str
     line: int
     text: str
+    reason: str | None = None  # what is wrong with a URL line (None: neither a URL nor a host name)
 
     def __str__(self) -> str:
+        if self.reason is not None:
+            return f"{self.source}:{self.line}: {self.reason}"
         return f"{self.source}:{self.line}: not an http(s) URL or a host name: {self.text!r}"
 
 
@@ -55,13 +58,12 @@ def read_hosts(lines: Iterable[str], source: str = "HOSTS") -> tuple[list[HostJo
         if not text or text.startswith("#"):
             continue
         url = text if "://" in text else f"https://{text}/" if _BARE_HOST.fullmatch(text) else ""
-        try:
-            key = host_key(url) if is_absolute_http_url(url) else ""
-        except ValueError:
-            key = ""
-        if not key:
-            bad.append(BadLine(source, number, text))
+        problem = url_argument_problem(url) if url else ""  # the check of a URL given on the command line
+        if problem is not None:  # a bad port, credentials (never echoed), a control character; or not a URL
+            reason = problem if url and is_absolute_http_url(url) else None
+            bad.append(BadLine(source, number, redact_credentials(text), reason))
             continue
+        key = host_key(url)
         listed = seeds.setdefault(key, [])
         if url not in listed:
             listed.append(url)
@@ -161,12 +163,16 @@ def _run_tasks(client: Any, jobs: list[HostJob], settings: HostSettings,
             futures.add(submit(nxt))
 
 
+def _hosts_tmp_prefix(path: Path) -> str:
+    return f".{path.name}.tmp-"
+
+
 def write_hosts(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     """``hosts.parquet``, written under a temporary name and renamed into place."""
     import pyarrow as pa  # type: ignore[import-untyped]
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-    tmp = path.with_name(f".{path.name}.tmp-{secrets.token_hex(4)}")
+    tmp = path.with_name(f"{_hosts_tmp_prefix(path)}{secrets.token_hex(4)}")
     pq.write_table(pa.Table.from_pylist(list(rows), schema=host_schema()), tmp)
     os.replace(tmp, path)
 
@@ -196,8 +202,13 @@ def harvest(jobs: list[HostJob], options: HarvestOptions,
         if on_row is not None:
             on_row(row, st)
 
+    # What a killed run left: temporary files (hidden from dataset readers, but taking space), deleted for the
+    # hosts this run owns and for hosts.parquet.
+    for leftover in out.glob(f"{_hosts_tmp_prefix(out / HOSTS_FILE)}*"):
+        leftover.unlink(missing_ok=True)
     todo: list[HostJob] = []
     for job in jobs:
+        remove_leftovers(settings.urls_dir, job.host)
         previous = None if options.refresh else read_done(settings.urls_dir, job.host)
         if previous is not None:
             record(previous)

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from sitemapkit.core import InputError, InvalidValueError, atomic_write_bytes, iri_to_uri
-from sitemapkit.core._urls import is_absolute_http_url
+from sitemapkit.core._urls import redact_credentials, url_argument_problem
 from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for
 
 __all__ = ["RobotsEdit", "add_sitemaps", "add_sitemaps_to_text", "same_url_key"]
@@ -68,8 +68,11 @@ def _newline(data: bytes) -> bytes:
 
 
 def _check_url(url: str) -> str:
-    if not is_absolute_http_url(url.strip()):
-        raise InvalidValueError(f"not an absolute http(s) URL: {url!r}", field="url", value=url)
+    """The URL of a ``Sitemap:`` line, or InvalidValueError: not absolute http(s), a control character (a CR or
+    LF would start a rule of its own), credentials or a bad port."""
+    problem = url_argument_problem(url.strip(" \t"))
+    if problem is not None:
+        raise InvalidValueError(problem, field="url", value=redact_credentials(url))
     return iri_to_uri(url.strip())
 
 

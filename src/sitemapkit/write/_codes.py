@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from sitemapkit.core._model import UrlEntry
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
+from sitemapkit.core._urls import redact_credentials
 
 __all__ = ["SM601", "SM602", "SM603", "SM604", "SM605", "SM606", "SM607", "SM608", "HostCheck", "url_origin"]
 
@@ -77,6 +78,7 @@ class HostCheck:
         """None when ``loc`` is on the base URL's host, else the SM608 problem to report (the entry is skipped)."""
         if loc.startswith(self._prefix) or url_origin(loc) == self.home:
             return None
+        loc = redact_credentials(loc)  # a password is never echoed
         return SM608.problem(Location(source, line, loc=loc),
                              f"{loc} is not on {self.home}, the --base-url's host: skipped (--allow-cross-host "
                              "writes it)")

@@ -189,6 +189,8 @@ def _jsonl_entry(text: str) -> UrlEntry | tuple[str, str | None]:
         where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         return f"not a JSON object: {reason}{where}", None
+    except RecursionError:  # arrays or objects nested thousands deep: the decoder recurses once per level
+        return "not a JSON object sitemapkit reads: nested too deeply", None
     if not isinstance(data, dict):
         return f"expected a JSON object, got {_json_type(data)}", None
     if data.get("loc") is None:

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitemapkit.core._model import UrlEntry
+from sitemapkit.core._urls import has_credentials
 from sitemapkit.write._render import Warnings
-from sitemapkit.write._rolling import Done, Format, Roller, RollSettings, StreamRoller, XmlRoller
+from sitemapkit.write._rolling import Done, Format, Roller, RollSettings, StreamRoller, XmlRoller, refuse_credentials
 
 __all__ = ["PartitionFiles", "PartitionSpec", "PartitionWriter"]
 
@@ -64,6 +65,8 @@ class PartitionWriter:
         self.urls = 0
 
     def add(self, entry: UrlEntry) -> None:
+        if "@" in entry.loc and has_credentials(entry.loc):  # before any format has written it
+            refuse_credentials(entry.loc)
         for roller in self._rollers:
             roller.add(entry)
         self.urls += 1

@@ -1,14 +1,16 @@
 """Publishing a sitemap set: the finished files moved into OUT as a swap, the index and the manifest written, the
 previous run's stale files removed.
 
-The children an index (or ``sitemap.html``) lists are named with the run's generation (``sitemap-<gen>-<n>.xml``, a
-number the manifest keeps), so they never replace a file the old index lists; the index is renamed over the old one
-last (the swap point), and only then are the old files deleted. A kill at any moment leaves the old set or the new
-one complete; what it leaves besides (a temp directory, unreferenced children) is listed in the manifest or removed
-by the next run.
+The children an entry point lists are named with the run's generation (``sitemap-<gen>-<n>.xml``, ``.txt``,
+``.html``, a number the manifest keeps), so they never replace a file the old entry point lists. The entry points
+are the XML index ``sitemap.xml``, the index of split text sitemaps ``sitemap-txt.xml`` (a sitemap index may list
+text sitemaps) and the page list ``sitemap.html``; they are renamed over the old ones last (the swap points), and
+only then are the old files deleted. A kill at any moment leaves each format's old set or its new one complete;
+what it leaves besides (a temp directory, unreferenced children) is listed in the manifest or removed by the next
+run.
 
 Which files are "ours": the names the set gives (``sitemap.xml``, ``sitemap-<gen>-<n>.xml``, ``.gz`` variants,
-``.txt`` (split: ``sitemap-<n>.txt``), ``.html``, ``sitemap.xsl``) are recorded in ``OUT/.sitemapkit-manifest.json``.
+``.txt``, ``sitemap-txt.xml``, ``.html``, ``sitemap.xsl``) are recorded in ``OUT/.sitemapkit-manifest.json``.
 Stale-file removal only ever deletes files listed in the previous manifest that the new run did not write; a file
 the user put in OUT is never touched, even when its name looks like ours.
 """
@@ -92,49 +94,60 @@ class Publisher:
         for roller in rollers:
             ext = roller.fmt
             suffix = f".{ext}{gz if ext != 'html' else ''}"
-            if ext == "xml" and len(roller.done) > MAX_INDEX_ENTRIES:
+            if ext != "html" and len(roller.done) > MAX_INDEX_ENTRIES:
                 raise PublishError(f"{len(roller.done)} sitemap files exceed the {MAX_INDEX_ENTRIES} an index "
                                    "may list")
             layout.append((roller, suffix, f"{self.basename}{suffix}"))
         generation = self._new_generation(layout, previous, previous_generation)
-        plan: list[tuple[Done, str]] = []  # (temp file, final name), in rename order: entry points last
-        last: list[tuple[Done, str]] = []
+        # (temp file, final name, format group), in rename order: children first, entry points last. A group is
+        # one format's files; a single-file format is its own entry point.
+        plan: list[tuple[Done, str, int]] = []
+        last: list[tuple[Done, str, int]] = []
         entry_point: str | None = None
-        for roller, suffix, top in layout:
+        for group, (roller, suffix, top) in enumerate(layout):
             if len(roller.done) == 1:
-                plan.append((roller.done[0], top))
+                plan.append((roller.done[0], top, group))
                 entry_point = entry_point or top
                 continue
             names = self._child_names(roller, suffix, generation)
-            plan.extend(zip(roller.done, names, strict=True))
+            plan.extend((done, name, group) for done, name in zip(roller.done, names, strict=True))
             if roller.fmt == "xml":
-                last.append((self._write_index(roller.done, names), top))
+                last.append((self._write_index(roller.done, names, "index"), top, group))
                 entry_point = entry_point or top
-            elif roller.fmt == "html":
-                last.append((self._write_html_pages(names), top))
-        if self.xsl == "default":
-            plan.insert(0, (self._write_xsl(), XSL_NAME))
-        written = [name for _done, name in plan + last]
+            elif roller.fmt == "txt":  # text sitemaps have no index of their own: an XML index lists them
+                last.append((self._write_index(roller.done, names, "txt-index"), self.text_index_name, group))
+                entry_point = entry_point or self.text_index_name
+            else:
+                last.append((self._write_html_pages(names), top, group))
+        if self.xsl == "default":  # the stylesheet goes with the XML files
+            plan.insert(0, (self._write_xsl(), XSL_NAME, 0))
+        order = plan + last
+        written = [name for _done, name, _group in order]
+        entries = {name for _done, name, _group in last} | {top for _roller, _suffix, top in layout}
         # Before anything moves: the manifest lists the old files and the new ones, so whatever a kill leaves
         # in OUT is known to the next run, which deletes what its own set does not use.
         self._write_manifest(sorted(set(previous) | set(written)), generation)
         files: list[SitemapFile] = []
-        moved: list[Path] = []
+        moved: list[tuple[Path, int]] = []
+        swapped: set[int] = set()  # groups whose entry point is in place: their new files stay
         try:
-            for done, name in plan + last:  # children first, the entry points last
+            for done, name, group in order:
                 target = self.out_dir / name
                 try:
                     os.replace(done.tmp, target)
                 except OSError as exc:
                     raise PublishError(f"cannot move {name} into {self.out_dir}: {exc.strerror or exc}") from exc
-                moved.append(target)
+                moved.append((target, group))
+                if name in entries:
+                    swapped.add(group)
                 files.append(SitemapFile(target, self.base_url + name, done.kind, done.urls, done.raw,
                                          done.stored, done.news))
         except BaseException:
-            # The old entry points still stand (they are replaced last): take back the fresh children.
+            # Formats whose entry point was not replaced yet still have their old set: take back their fresh
+            # files. A format already swapped keeps its new set (its entry point lists those files).
             fresh = set(written) - set(previous)
-            for path in moved:
-                if path.name in fresh:
+            for path, group in moved:
+                if path.name in fresh and group not in swapped:
                     with contextlib.suppress(OSError):
                         path.unlink()
             raise
@@ -144,15 +157,16 @@ class Publisher:
             self.tmp_dir.rmdir()
         return Published(self.out_dir / entry_point if entry_point else None, tuple(files), tuple(removed))
 
+    @property
+    def text_index_name(self) -> str:
+        """The index that lists split text sitemaps (``sitemap-txt.xml``, ``.xml.gz`` with gzip)."""
+        return f"{self.basename}-txt.xml{'.gz' if self.gzip else ''}"
+
     def _child_names(self, roller: Roller, suffix: str, generation: int) -> list[str]:
-        """Names of a split format's files. XML and HTML children are listed by an entry point (the index,
-        ``sitemap.html``) and carry the run's generation (``sitemap-<gen>-<n>.xml``), so a new set never
-        overwrites a file the old entry point lists. Text sitemaps have no index: each file is submitted on
-        its own and keeps a stable name (``sitemap-<n>.txt``), replaced atomically."""
-        count = len(roller.done)
-        if roller.fmt == "txt":
-            return [f"{self.basename}-{i}{suffix}" for i in range(1, count + 1)]
-        return [f"{self.basename}-{generation}-{i}{suffix}" for i in range(1, count + 1)]
+        """Names of a split format's files: every child is listed by an entry point (the index, the text
+        sitemaps' index, ``sitemap.html``) and carries the run's generation (``sitemap-<gen>-<n>.xml``), so a new
+        set never overwrites a file the old entry point lists."""
+        return [f"{self.basename}-{generation}-{i}{suffix}" for i in range(1, len(roller.done) + 1)]
 
     def _new_generation(self, layout: list[tuple[Roller, str, str]], previous: list[str],
                         previous_generation: int) -> int:
@@ -160,14 +174,14 @@ class Publisher:
         taken = set(previous)
         generation = previous_generation + 1
         while True:
-            names = [name for roller, suffix, _top in layout if len(roller.done) > 1 and roller.fmt != "txt"
+            names = [name for roller, suffix, _top in layout if len(roller.done) > 1
                      for name in self._child_names(roller, suffix, generation)]
             if not any(name in taken or (self.out_dir / name).exists() for name in names):
                 return generation
             generation += 1
 
-    def _write_index(self, done: list[Done], names: list[str]) -> Done:
-        tmp = self.tmp_dir / "index"
+    def _write_index(self, done: list[Done], names: list[str], tmp_name: str) -> Done:
+        tmp = self.tmp_dir / tmp_name
         out = Out(tmp, self.gzip_level)
         try:
             w = IndexWriter(out, stylesheet=self.stylesheet)

@@ -20,12 +20,13 @@ from typing import BinaryIO, Literal, NoReturn
 
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._model import SitemapRef, UrlEntry
+from sitemapkit.core._urls import has_credentials, redact_credentials
 from sitemapkit.write._codes import SM607
 from sitemapkit.write._render import UrlRenderer, Warnings
 from sitemapkit.write._writers import URLSET_FOOTER, HtmlWriter, TextWriter, html_closing_size, urlset_header
 
 __all__ = ["FORMATS", "Done", "Format", "Out", "RollSettings", "Roller", "StreamRoller", "XmlRoller",
-           "refuse_entry", "utc_now_text"]
+           "refuse_credentials", "refuse_entry", "utc_now_text"]
 
 Format = Literal["xml", "txt", "html"]
 #: Output formats a set can be written in (one run can write several).
@@ -47,6 +48,13 @@ class RollSettings:
     max_news: int
     html_title: str
     warnings: Warnings
+
+
+def refuse_credentials(loc: str) -> NoReturn:
+    """Raise the error for a loc that carries credentials (``user:password@``): never published. The message
+    names the URL without them."""
+    raise InvalidEntryError(f"loc carries credentials (user:password@ before the host), which are never "
+                            f"published: {redact_credentials(loc)}", field="loc", value=redact_credentials(loc))
 
 
 def refuse_entry(entry: object) -> NoReturn:
@@ -175,8 +183,11 @@ class XmlRoller(Roller):
             for entry in entries:
                 if type(entry) is not UrlEntry:
                     refuse_entry(entry)
-                if scope is not None and not entry.loc.startswith(scope) and warn is not None:
-                    warn(SM607.code, f"{entry.loc} is outside {scope}", entry.loc)
+                if scope is None or not entry.loc.startswith(scope):  # under the scope: no userinfo
+                    if "@" in entry.loc and has_credentials(entry.loc):
+                        refuse_credentials(entry.loc)
+                    if scope is not None and warn is not None:
+                        warn(SM607.code, f"{entry.loc} is outside {scope}", entry.loc)
                 text = render(entry)
                 esize = len(text) if text.isascii() else len(text.encode("utf-8"))
                 is_news = entry.news is not None

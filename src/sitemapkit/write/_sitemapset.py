@@ -35,12 +35,21 @@ from sitemapkit.core._errors import ConfigurationError, InvalidValueError, Publi
 from sitemapkit.core._limits import MAX_NEWS_PER_SITEMAP, MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.core._model import UrlEntry
 from sitemapkit.core._problems import Problem
-from sitemapkit.core._urls import is_absolute_http_url
+from sitemapkit.core._urls import has_credentials, is_absolute_http_url, url_argument_problem
 from sitemapkit.write._codes import SM606, SM607
 from sitemapkit.write._partition import PartitionFiles, PartitionSpec
 from sitemapkit.write._publish import XSL_NAME, Publisher, SitemapFile
 from sitemapkit.write._render import Warnings
-from sitemapkit.write._rolling import FORMATS, Format, Roller, RollSettings, StreamRoller, XmlRoller, refuse_entry
+from sitemapkit.write._rolling import (
+    FORMATS,
+    Format,
+    Roller,
+    RollSettings,
+    StreamRoller,
+    XmlRoller,
+    refuse_credentials,
+    refuse_entry,
+)
 
 if sys.platform != "win32":  # POSIX: serialise runs writing into the same directory
     import fcntl
@@ -56,7 +65,8 @@ _TMP_PREFIX = ".sitemapkit-tmp-"
 @dataclass(frozen=True, slots=True)
 class Manifest:
     """What a publish wrote. ``entry_point`` is ``OUT/sitemap.xml`` (``.gz``): the index when there is more than
-    one XML file, else the urlset itself (for a txt/html-only set, the first file of the first format).
+    one XML file, else the urlset itself (for a txt/html-only set, the first format's: ``sitemap.txt``, the text
+    sitemaps' index ``sitemap-txt.xml`` when they are split, or ``sitemap.html``).
     ``problems`` are warnings (deprecated tags, duplicates, URLs outside the base URL), one per code with a
     count; the library never prints them.
 
@@ -131,6 +141,9 @@ class SitemapSetWriter:
     ) -> None:
         if not isinstance(base_url, str) or not is_absolute_http_url(base_url):
             raise ConfigurationError(f"base URL must be an absolute http(s) URL, got {base_url!r}")
+        problem = url_argument_problem(base_url)  # credentials (never echoed), a bad port, a control character
+        if problem is not None:
+            raise ConfigurationError(f"base URL: {problem}")
         if urlsplit(base_url).query or urlsplit(base_url).fragment:
             raise ConfigurationError(f"base URL must not have a query or fragment: {base_url!r}")
         for name, value, limit in (("max_urls", max_urls, MAX_URLS_PER_SITEMAP),
@@ -252,8 +265,11 @@ class SitemapSetWriter:
                 self._warnings.add(SM606.code, f"duplicate loc skipped: {entry.loc}", entry.loc)
                 return False
         scope = self._scope
-        if scope is not None and not entry.loc.startswith(scope):
-            self._warnings.add(SM607.code, f"{entry.loc} is outside {scope}", entry.loc)
+        if scope is None or not entry.loc.startswith(scope):  # under the scope: no userinfo
+            if has_credentials(entry.loc):
+                refuse_credentials(entry.loc)
+            if scope is not None:
+                self._warnings.add(SM607.code, f"{entry.loc} is outside {scope}", entry.loc)
         for roller in self._rollers:
             roller.add(entry)
         if seen is not None:
