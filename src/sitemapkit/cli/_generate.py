@@ -31,7 +31,7 @@ from sitemapkit.cli._generate_inputs import CappedReport, iter_generate_runs
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.cli._static_site import SiteRun, SiteState
 from sitemapkit.core._errors import InvalidValueError
-from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
+from sitemapkit.core._limits import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, MAX_WORKERS
 from sitemapkit.core._problems import Location, Problem, Severity
 from sitemapkit.write._codes import SM606, HostCheck
 from sitemapkit.write._inputs import EntryRun
@@ -140,9 +140,9 @@ def print_manifest_summary(manifest: Manifest) -> None:
               help="Site folders: a JSON file keeping each page's content fingerprint and lastmod between runs, "
                    "so lastmod moves only when a page's content changes, not on a rebuild (created if missing). "
                    "Without it lastmod is the file's modification time.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None, metavar="N",
               help="Partitioned DATA (a Parquet dataset, or a folder of CSV / JSONL files): write its partitions "
-                   "in parallel on N local Dask workers (default 2 for a Parquet dataset).")
+                   f"in parallel on N local Dask workers (default 2 for a Parquet dataset; at most {MAX_WORKERS}).")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="Partitioned DATA: use the Dask scheduler at ADDRESS instead of local workers.")
 @quiet_option
