@@ -68,6 +68,7 @@ def test_cross_site_gets_never_make_the_app_fetch(web: WebServer) -> None:
             {"Origin": "null"},
             OLD_BROWSER,  # no token: nothing vouches for it
             {**OLD_BROWSER, "X-CSRF-Token": "guessed"},
+            {**OLD_BROWSER, "X-CSRF-Token": "caf\u00e9"},  # not ASCII: refused, not a server error
         ]
         for headers in refused:
             status, _, body = web.request("GET", target, headers=headers)

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 import io
 import json
 import os
@@ -33,7 +32,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from sitemapkit.web._checks import CheckError, check_document, discover_tree, fetch_document
-from sitemapkit.web._guard import CSRF_FIELD, CSRF_FORM_CHECK, BodyTooLargeError
+from sitemapkit.web._guard import CSRF_FIELD, CSRF_FORM_CHECK, BodyTooLargeError, same_secret
 from sitemapkit.web._jobs import CrawlManager, JobError, parse_crawl_request
 from sitemapkit.web._store import TERMINAL, CrawlRecord, valid_id
 
@@ -99,7 +98,7 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
         expected = request.scope.get(CSRF_FORM_CHECK)
         if expected is not None:  # an old browser's form: its hidden field must hold this server's token
             given = form.get(CSRF_FIELD)
-            if not isinstance(given, str) or not hmac.compare_digest(given, expected):
+            if not isinstance(given, str) or not same_secret(given, expected):
                 return _error(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused", 403)
         out: dict[str, Any] = {}
         for key, value in form.multi_items():

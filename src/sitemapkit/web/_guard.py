@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["COOKIE", "CSRF_FIELD", "CSRF_FORM_CHECK", "CSRF_HEADER", "RequestGuard", "is_loopback"]
+__all__ = ["COOKIE", "CSRF_FIELD", "CSRF_FORM_CHECK", "CSRF_HEADER", "RequestGuard", "is_loopback", "same_secret"]
 
 COOKIE = "sitemapkit_token"
 CSRF_HEADER = "x-csrf-token"
@@ -95,7 +95,7 @@ class RequestGuard:
         set_cookie = False
         if self.token is not None:
             given = _token_of(headers, scope.get("query_string", b""))
-            if given is None or not hmac.compare_digest(given[0], self.token):
+            if given is None or not same_secret(given[0], self.token):
                 await _refuse(send, 401, "a token is required: pass ?token=... once, or Authorization: Bearer ...")
                 return
             set_cookie = given[1] == "query"
@@ -123,7 +123,7 @@ class RequestGuard:
         # A browser that sends neither header: only the CSRF token of this server's pages vouches for it.
         given = headers.get(CSRF_HEADER) or _query_value(scope.get("query_string", b""), CSRF_FIELD)
         if given is not None:
-            return None if hmac.compare_digest(given, self.csrf_token) else "wrong CSRF token"
+            return None if same_secret(given, self.csrf_token) else "wrong CSRF token"
         if method == "POST" and headers.get("content-type", "").startswith(_FORM_TYPES):
             scope[CSRF_FORM_CHECK] = self.csrf_token  # the endpoint checks the form's csrf_token field
             return None
@@ -162,6 +162,11 @@ class BodyTooLargeError(Exception):
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"request body too large: the limit is {limit:,} bytes")
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Constant-time comparison that also takes non-ASCII input (``hmac.compare_digest`` raises on such str)."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))
 
 
 def _query_value(query: bytes, name: str) -> str | None:
