@@ -24,6 +24,7 @@ from sitemapkit.audit import (
 )
 from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_sources, quiet_option, stderr_console
 from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core._limits import MAX_CONCURRENCY
 from sitemapkit.crawl import DEFAULT_STRIP_PARAMS, CrawlOptions, Scope
 from sitemapkit.fetch import DEFAULT_USER_AGENT
 
@@ -59,8 +60,8 @@ def _fail_on(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
               help="Crawl at most N pages (default: no limit).")
 @click.option("--max-depth", type=click.IntRange(min=0), default=50, show_default=True, metavar="N",
               help="Crawl at most N links deep.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, metavar="N",
-              help="Simultaneous requests (per host).")
+@click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=8, show_default=True, metavar="N",
+              help=f"Simultaneous requests (per host; at most {MAX_CONCURRENCY}).")
 @click.option("--delay", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="S",
               help="Seconds between two requests to one host (Crawl-delay wins when larger).")
 @click.option("--include", multiple=True, metavar="REGEX", help="Crawl only URLs matching (repeatable).")

@@ -27,7 +27,7 @@ from sitemapkit.cli._common import (
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import PublishError
-from sitemapkit.core._limits import MAX_LOC_LENGTH
+from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_LOC_LENGTH
 from sitemapkit.crawl import CrawlOptions, CrawlProgress, Scope, StartUrlError, crawl_site
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
 from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON
@@ -86,8 +86,8 @@ class _LiveProgress:
               help="Stop after fetching N URLs (default: no limit).")
 @click.option("--max-depth", type=click.IntRange(min=0), default=50, show_default=True, metavar="N",
               help="Follow links at most N clicks away from the start page.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, metavar="N",
-              help="Simultaneous requests (per host).")
+@click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=8, show_default=True, metavar="N",
+              help=f"Simultaneous requests (per host; at most {MAX_CONCURRENCY}).")
 @click.option("--delay", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="S",
               help="Seconds between two requests to one host (robots.txt Crawl-delay wins when larger).")
 @click.option("--include", multiple=True, metavar="REGEX",

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_CONCURRENCY
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._sources import FetchSettings
 
@@ -38,8 +38,9 @@ def fetch_options(func: F) -> F:
                      help="Seconds before the first retry; doubles each time, with jitter."),
         click.option("--max-retry-wait", type=click.FloatRange(min=0), metavar="S", default=60.0, show_default=True,
                      help="Longest wait before a retry, Retry-After included."),
-        click.option("--concurrency", type=click.IntRange(min=1), metavar="N", default=8, show_default=True,
-                     help="Sitemaps fetched at the same time (at most 4 connections per host)."),
+        click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), metavar="N", default=8,
+                     show_default=True, help=f"Sitemaps fetched at the same time (at most {MAX_CONCURRENCY}; at "
+                                             "most 4 connections per host)."),
         click.option("--max-bytes", type=click.IntRange(min=1), metavar="N", default=DEFAULT_MAX_DECOMPRESSED_BYTES,
                      show_default=True, help="Byte budget per document: download and decompression together."),
         click.option("--max-depth", type=click.IntRange(min=0), metavar="N", default=5, show_default=True,

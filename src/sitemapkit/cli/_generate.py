@@ -21,6 +21,7 @@ from sitemapkit.cli._common import (
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core import ConfigurationError, Problem
+from sitemapkit.core._limits import MAX_WORKERS
 from sitemapkit.generator import CAP, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]
@@ -40,9 +41,9 @@ __all__ = ["generate"]
               help="Site folders: a JSON file keeping each page's content fingerprint and lastmod between runs, "
                    "so lastmod moves only when a page's content changes, not on a rebuild (created if missing). "
                    "Without it lastmod is the file's modification time.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None, metavar="N",
               help="Partitioned DATA (a Parquet dataset, or a folder of CSV / JSONL files): write its partitions "
-                   "in parallel on N local Dask workers (default 2 for a Parquet dataset).")
+                   f"in parallel on N local Dask workers (default 2 for a Parquet dataset; at most {MAX_WORKERS}).")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="Partitioned DATA: use the Dask scheduler at ADDRESS instead of local workers.")
 @quiet_option

@@ -19,6 +19,7 @@ from sitemapkit.cli._common import (
     stderr_console,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
+from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_WORKERS
 
 __all__ = ["harvest"]
 
@@ -27,10 +28,10 @@ __all__ = ["harvest"]
 @click.argument("hosts_file", metavar="HOSTS", type=click.File("r", encoding="utf-8", errors="replace"))
 @click.option("--out", "-o", "out", required=True, metavar="DIR", type=click.Path(file_okay=False),
               help="Output directory: DIR/urls (Parquet, one partition per host) and DIR/hosts.parquet.")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, metavar="N",
-              help="Workers of the local Dask cluster (ignored with --scheduler).")
-@click.option("--threads", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
-              help="Hosts fetched at the same time by each local worker.")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=2, show_default=True, metavar="N",
+              help=f"Workers of the local Dask cluster (at most {MAX_WORKERS}; ignored with --scheduler).")
+@click.option("--threads", type=click.IntRange(1, MAX_CONCURRENCY), default=4, show_default=True, metavar="N",
+              help=f"Hosts fetched at the same time by each local worker (at most {MAX_CONCURRENCY}).")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="Address of a running Dask scheduler (tcp://host:8786) instead of a local cluster; "
                    "DIR must be on a filesystem every worker shares.")

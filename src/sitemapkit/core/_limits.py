@@ -6,6 +6,7 @@ __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
+    "MAX_CONCURRENCY",
     "MAX_IMAGES_PER_URL",
     "MAX_INDEX_ENTRIES",
     "MAX_LOC_LENGTH",
@@ -15,6 +16,7 @@ __all__ = [
     "MAX_VIDEO_DESCRIPTION_LENGTH",
     "MAX_VIDEO_DURATION",
     "MAX_VIDEO_TAGS",
+    "MAX_WORKERS",
 ]
 
 #: URLs in one sitemap file (sitemaps.org; RULES.md 9).
@@ -44,3 +46,12 @@ DEFAULT_MAX_DECOMPRESSED_BYTES = 100 * 1024 * 1024
 INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
 #: URLs per IndexNow POST at most (the protocol's limit).
 INDEXNOW_MAX_BATCH = 10_000
+
+#: Simultaneous requests one command may run (``crawl`` / ``audit`` / ``discover`` / ``urls`` / ``validate``
+#: ``--concurrency``, the web API's ``concurrency``, ``harvest --threads``). Each one is a task or a thread with
+#: its buffers and connection, created up front: ``--concurrency 1000000000`` took gigabytes before fetching a
+#: page. More than this many requests at once helps no single site and only costs memory.
+MAX_CONCURRENCY = 256
+#: Local Dask worker processes (``harvest --workers``, ``generate DATA --workers``): each one is a Python process
+#: of its own (tens of MB before it does anything).
+MAX_WORKERS = 64

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from sitemapkit.core import Alternate, Image, UrlEntry
 from sitemapkit.core._errors import ConfigurationError, InputError, InvalidValueError, PublishError
 from sitemapkit.core._lastmod import LastMod
+from sitemapkit.core._loops import run_isolated
 from sitemapkit.core._problems import Location, Problem
 from sitemapkit.crawl._crawler import SM701, Crawler, check_start_url
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
@@ -217,11 +218,11 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
     state_file.parent.mkdir(parents=True, exist_ok=True)
     with CrawlState(state_file) as state:
         crawler = Crawler(url, state, options)
-        summary = asyncio.run(_run(crawler, resume, on_progress, handle_signals))
+        summary = run_isolated(_run(crawler, resume, on_progress, handle_signals))
         if summary.stopped:
             report = write_crawl_reports(state, out, complete=False)
             return CrawlResult(start, out, state_file, base_url or "", summary, report, None, None, 0)
-        failure = asyncio.run(start_failure(state, crawler.start_url, connect_timeout=options.connect_timeout))
+        failure = run_isolated(start_failure(state, crawler.start_url, connect_timeout=options.connect_timeout))
         if failure is not None:
             if created_out:
                 try:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from sitemapkit.core._errors import ConfigurationError
-from sitemapkit.core._limits import MAX_LOC_LENGTH
+from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_LOC_LENGTH
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
 from sitemapkit.fetch._http import DEFAULT_USER_AGENT
 
@@ -64,8 +64,8 @@ class CrawlOptions:
     allow_private_addresses: bool = False
 
     def __post_init__(self) -> None:
-        if self.concurrency < 1:
-            raise ConfigurationError("--concurrency must be at least 1")
+        if not 1 <= self.concurrency <= MAX_CONCURRENCY:
+            raise ConfigurationError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}, not {self.concurrency}")
         if self.max_depth < 0:
             raise ConfigurationError("--max-depth must be 0 or more")
         if self.max_pages is not None and self.max_pages < 1:

@@ -211,8 +211,11 @@ def generate_partitioned(
     per file on Dask (see the module docstring). ``writer_kwargs`` are :class:`SitemapSetWriter`'s options
     (gzip, max_urls, max_bytes, formats, xsl, dedupe). Raises :class:`~sitemapkit.InputError` when DATA holds
     no file, :class:`~sitemapkit.PublishError` when no URL could be written."""
-    from sitemapkit.core import InputError
+    from sitemapkit.core import ConfigurationError, InputError
+    from sitemapkit.core._limits import MAX_WORKERS
 
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ConfigurationError(f"--workers must be between 1 and {MAX_WORKERS}, not {workers}")
     files = [str(f) for d in data for f in find_data_files(d)]
     if not files:
         raise InputError(f"no Parquet, CSV or JSONL file in {', '.join(str(d) for d in data)}")

@@ -22,6 +22,8 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
+from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_WORKERS
 from sitemapkit.core._urls import is_absolute_http_url, redact_credentials, url_argument_problem
 from sitemapkit.fetch import FetchSettings
 from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done, remove_leftovers
@@ -86,6 +88,13 @@ class HarvestOptions:
     dashboard: str | None = None
     refresh: bool = False
     host_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        # Each worker is a process (or a thread) and each thread an event loop of its own, all started up front.
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise ConfigurationError(f"--workers must be between 1 and {MAX_WORKERS}, not {self.workers}")
+        if not 1 <= self.threads <= MAX_CONCURRENCY:
+            raise ConfigurationError(f"--threads must be between 1 and {MAX_CONCURRENCY}, not {self.threads}")
 
 
 @dataclass(slots=True)

@@ -5,6 +5,8 @@ For checking a deployment locally: strong ETags (a digest of the file, cached by
 ``X-Robots-Tag: noindex`` and a configurable ``Cache-Control``. Only GET and HEAD; only regular files inside the
 folder (no ``..``, no hidden files such as the manifest, no symlinks leading out); on a loopback address only
 requests naming a loopback host (against DNS rebinding), and other methods from other sites are refused.
+Hundreds of simultaneous clients are answered: a deep listen backlog, a thread per connection up to a bound,
+idle connections closed after a while, clients that go away ignored (no traceback).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import os
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
@@ -34,6 +37,12 @@ _TYPES = {
     ".json": "application/json",
 }
 _CHUNK = 1 << 16
+#: Connections waiting to be accepted (the kernel caps it at net.core.somaxconn).
+BACKLOG = 1024
+#: Connections served at once, a thread each.
+MAX_CONNECTIONS = 512
+#: Seconds an idle connection is kept.
+IDLE_TIMEOUT = 15.0
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]", "::1"}
 
 
@@ -163,13 +172,52 @@ def _write_reply(handler: BaseHTTPRequestHandler, reply: Reply, method: str) -> 
 
 
 class _Server(ThreadingHTTPServer):
+    """A thread per connection, at most ``max_connections`` at once; the others wait in a listen backlog deep
+    enough for hundreds of simultaneous clients (socketserver's default of 5 dropped the connections of a burst:
+    325 of 500 clients were answered, the rest timed out). A client that goes away is no error."""
+
     daemon_threads = True
+    request_queue_size = BACKLOG
     app: Any
+
+    def __init__(self, address: tuple[str, int], max_connections: int = MAX_CONNECTIONS) -> None:
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._stopping = threading.Event()
+        super().__init__(address, _Handler)
+
+    def shutdown(self) -> None:
+        self._stopping.set()
+        super().shutdown()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # All slots busy: stop accepting (new clients wait in the backlog) until a connection ends.
+        while not self._slots.acquire(timeout=0.5):
+            if self._stopping.is_set():
+                self.shutdown_request(request)
+                return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # reset, broken pipe, idle client
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
+    #: Seconds a connection may stay idle (keep-alive between requests, or a stalled client) before it is closed.
+    timeout = IDLE_TIMEOUT
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -183,10 +231,12 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _any
 
 
-def serve_directory(app: DirectoryServer, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+def serve_directory(app: DirectoryServer, host: str = "127.0.0.1", port: int = 8000, *,
+                    max_connections: int = MAX_CONNECTIONS) -> ThreadingHTTPServer:
     """A threaded HTTP/1.1 server for ``app`` bound to ``host:port`` (port 0: any free port); call
-    ``serve_forever()`` on it (or run that in a thread) and ``shutdown()`` to stop."""
-    server = _Server((host, port), _Handler)
+    ``serve_forever()`` on it (or run that in a thread) and ``shutdown()`` to stop. At most
+    ``max_connections`` connections are served at once; further clients wait in the listen backlog."""
+    server = _Server((host, port), max_connections)
     server.app = app
     if not _is_loopback(host):
         app.loopback_only_hosts = False

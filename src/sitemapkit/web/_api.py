@@ -17,7 +17,10 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import re
+import shutil
+import time
 import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -29,7 +32,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from sitemapkit.web._checks import CheckError, check_document, discover_tree, fetch_document
-from sitemapkit.web._guard import BodyTooLargeError
+from sitemapkit.web._guard import CSRF_FIELD, CSRF_FORM_CHECK, BodyTooLargeError, same_secret
 from sitemapkit.web._jobs import CrawlManager, JobError, parse_crawl_request
 from sitemapkit.web._store import TERMINAL, CrawlRecord, valid_id
 
@@ -67,11 +70,16 @@ def crawl_view(manager: CrawlManager, record: CrawlRecord) -> dict[str, Any]:
     return d
 
 
+def _served(path: Path) -> bool:
+    """A regular file of the crawl's folder itself: a symlink (to /etc/passwd, or anywhere) is never served."""
+    return not path.is_symlink() and path.is_file() and bool(_FILE_NAME.match(path.name))
+
+
 def list_files(out: Path) -> list[dict[str, Any]]:
     if not out.is_dir():
         return []
     files = [{"name": p.name, "size": p.stat().st_size, "url": p.name} for p in sorted(out.iterdir())
-             if p.is_file() and _FILE_NAME.match(p.name) and not p.name.startswith(".")]
+             if _served(p) and not p.name.startswith(".")]
     if files:
         files.append({"name": ZIP_NAME, "size": None, "url": ZIP_NAME})
     return files
@@ -87,8 +95,15 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
                 return _error("the body must be a JSON object")
             return data
         form = await request.form(max_part_size=request.app.state.max_body)
+        expected = request.scope.get(CSRF_FORM_CHECK)
+        if expected is not None:  # an old browser's form: its hidden field must hold this server's token
+            given = form.get(CSRF_FIELD)
+            if not isinstance(given, str) or not same_secret(given, expected):
+                return _error(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused", 403)
         out: dict[str, Any] = {}
         for key, value in form.multi_items():
+            if key == CSRF_FIELD:
+                continue
             if key in ("formats", "include", "exclude") and not isinstance(value, UploadFile):
                 out.setdefault(key, []).append(value)
             else:
@@ -192,8 +207,17 @@ def _zip(out: Path) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for item in list_files(out):
-            if item["name"] != ZIP_NAME:
-                zf.write(out / item["name"], item["name"])
+            if item["name"] == ZIP_NAME:
+                continue
+            try:  # O_NOFOLLOW: a file swapped for a symlink after the listing is not followed either
+                fd = os.open(out / item["name"], os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                continue
+            with os.fdopen(fd, "rb") as src:
+                info = zipfile.ZipInfo(item["name"], time.localtime(os.fstat(src.fileno()).st_mtime)[:6])
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with zf.open(info, "w") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
     return buffer.getvalue()
 
 
@@ -217,8 +241,8 @@ async def crawl_file(request: Request) -> Response:
         data = await asyncio.to_thread(_zip, out)
         return Response(data, media_type="application/zip", headers=headers)
     path = out / name
-    # The name is one plain segment (no "/", no ".."), and the resolved file must still be inside the folder.
-    if not _FILE_NAME.match(name) or not path.resolve().is_relative_to(out.resolve()) or not path.is_file():
+    # The name is one plain segment (no "/", no ".."), not a symlink, and the file must still be inside the folder.
+    if not _served(path) or not path.resolve().is_relative_to(out.resolve()):
         return _error(f"no file {name!r} in crawl {record.id}", 404)
     return FileResponse(path, headers=headers, media_type=_media_type(name))
 

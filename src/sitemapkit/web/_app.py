@@ -4,6 +4,7 @@ build step, no CDN), the JSON API, the request guard, and the crawl manager's li
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sitemapkit.core._limits import MAX_CONCURRENCY
 from sitemapkit.web._api import api_routes, crawl_view
 from sitemapkit.web._guard import RequestGuard
 from sitemapkit.web._jobs import CrawlManager
@@ -69,7 +71,12 @@ class _PageHeaders:
         await self.app(scope, receive, wrapped)
 
 
-templates = Jinja2Templates(directory=str(HERE / "templates"))
+def _csrf(request: Request) -> dict[str, Any]:
+    """Every page carries the server's CSRF token (a meta tag for the script, a hidden field in each form)."""
+    return {"csrf_token": request.app.state.csrf_token}
+
+
+templates = Jinja2Templates(directory=str(HERE / "templates"), context_processors=[_csrf])
 
 
 def _page(name: str, **extra: Any) -> Any:
@@ -92,7 +99,8 @@ async def crawl_page(request: Request) -> Response:
 
 async def home(request: Request) -> Response:
     manager: CrawlManager = request.app.state.manager
-    return templates.TemplateResponse(request, "home.html", {"nav": "home", "crawls": manager.store.all()})
+    return templates.TemplateResponse(request, "home.html", {"nav": "home", "crawls": manager.store.all(),
+                                                             "max_concurrency": MAX_CONCURRENCY})
 
 
 def create_app(settings: WebSettings | None = None) -> Starlette:
@@ -100,6 +108,7 @@ def create_app(settings: WebSettings | None = None) -> Starlette:
 
     Example: ``uvicorn.run(create_app(WebSettings(port=8765)), host="127.0.0.1", port=8765)``."""
     settings = settings or WebSettings()
+    csrf_token = secrets.token_urlsafe(32)
     store = HistoryStore(settings.data_dir or default_data_dir())
     manager = CrawlManager(store)
 
@@ -125,9 +134,10 @@ def create_app(settings: WebSettings | None = None) -> Starlette:
     ]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[
         Middleware(RequestGuard, host=settings.host, port=settings.port, token=settings.token,
-                   max_body=settings.max_body),
+                   max_body=settings.max_body, csrf_token=csrf_token),
         Middleware(_PageHeaders),
     ])
     app.state.manager = manager
     app.state.max_body = settings.max_body
+    app.state.csrf_token = csrf_token
     return app

@@ -2,9 +2,18 @@
 
 * ``Host`` must name this server (``127.0.0.1``, ``localhost``, ``[::1]`` or the address it is bound to, with its
   port): a DNS rebinding page (``evil.example`` resolving to 127.0.0.1) gets 421 and never sees a byte.
-* State-changing requests (anything but GET/HEAD/OPTIONS) with an ``Origin`` must come from this server's own
-  origin, and ``Sec-Fetch-Site: cross-site`` is refused: no other site can start a crawl or upload a file.
-  Requests without ``Origin`` (curl, scripts) are not from a browser page on another site.
+* No other site can use the API, not even with a GET: ``GET /api/discover?url=http://10.1.2.3/`` from an
+  ``<img>`` on any page would make this server fetch an intranet address for a stranger. A request to the API
+  (or any state-changing request) is refused when its ``Origin`` is not this server's own, or when
+  ``Sec-Fetch-Site`` is anything but ``same-origin`` or ``none`` (typed by the user). The pages themselves
+  (``/``, ``/check``, ...) only show data to the user: another site may link to them (a top-level navigation),
+  not load them any other way.
+* A browser that sends neither ``Origin`` nor ``Sec-Fetch-Site`` (an old one; its ``User-Agent`` starts with
+  ``Mozilla/``) must prove the request comes from this app's pages: with the per-server CSRF token they carry
+  (``<meta name="csrf-token">``), sent back as an ``X-CSRF-Token`` header (the script), a ``csrf_token`` query
+  parameter (live stream, downloads) or a ``csrf_token`` form field (the forms; checked by the endpoint).
+  Requests with none of these headers from other clients (curl, scripts) are not from a browser page on
+  another site and need nothing.
 * With a token (required when bound to a non-loopback address) every request carries it: ``Authorization:
   Bearer TOKEN``, the ``sitemapkit_token`` cookie, or ``?token=TOKEN`` once (the answer sets the cookie).
 * Request bodies are limited (``max_body`` bytes): 413 beyond.
@@ -20,10 +29,17 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["COOKIE", "RequestGuard", "is_loopback"]
+__all__ = ["COOKIE", "CSRF_FIELD", "CSRF_FORM_CHECK", "CSRF_HEADER", "RequestGuard", "is_loopback", "same_secret"]
 
 COOKIE = "sitemapkit_token"
+CSRF_HEADER = "x-csrf-token"
+#: The query parameter and form field that carry the CSRF token.
+CSRF_FIELD = "csrf_token"
+#: Scope key set when a form body must carry the CSRF token (the guard cannot read the body; the endpoint does).
+CSRF_FORM_CHECK = "sitemapkit.csrf_form"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_TRUSTED_SITES = frozenset({"same-origin", "none"})
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
@@ -46,8 +62,10 @@ def _authority(host: str, port: int) -> str:
 class RequestGuard:
     """Wraps the app: Host, Origin, token and body size checks (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, *, host: str, port: int, token: str | None, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, *, host: str, port: int, token: str | None, max_body: int,
+                 csrf_token: str) -> None:
         self.app = app
+        self.csrf_token = csrf_token
         names = {*_LOOPBACK_NAMES, host}
         self.allowed_hosts = {_authority(n, port) for n in names}
         if port == 80:
@@ -68,18 +86,16 @@ class RequestGuard:
                                      f"{', '.join(sorted(self.allowed_hosts))} only (DNS rebinding refused)")
             return
         method = scope["method"]
-        if method not in _SAFE_METHODS:
-            origin = headers.get("origin")
-            if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != host):
-                await _refuse(send, 403, f"cross-origin request refused (Origin {origin!r})")
-                return
-            if headers.get("sec-fetch-site") == "cross-site":
-                await _refuse(send, 403, "cross-site request refused")
+        path: str = scope.get("path", "")
+        if not path.startswith("/static/"):
+            refusal = self._cross_site(method, path, headers, host, scope)
+            if refusal is not None:
+                await _refuse(send, 403, refusal)
                 return
         set_cookie = False
         if self.token is not None:
             given = _token_of(headers, scope.get("query_string", b""))
-            if given is None or not hmac.compare_digest(given[0], self.token):
+            if given is None or not same_secret(given[0], self.token):
                 await _refuse(send, 401, "a token is required: pass ?token=... once, or Authorization: Bearer ...")
                 return
             set_cookie = given[1] == "query"
@@ -89,6 +105,30 @@ class RequestGuard:
                                      f"{self.max_body:,}")
             return
         await self.app(scope, self._limited(receive, send), self._cookie(send) if set_cookie else send)
+
+    def _cross_site(self, method: str, path: str, headers: dict[str, str], host: str, scope: Scope) -> str | None:
+        """Why a request from another site (or from a browser that cannot say where it comes from) is refused."""
+        guarded = path.startswith("/api/") or method not in _SAFE_METHODS
+        origin = headers.get("origin")
+        if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != host) and guarded:
+            return f"cross-origin request refused (Origin {origin!r})"
+        site = headers.get("sec-fetch-site")
+        if site is not None and site not in _TRUSTED_SITES:
+            navigation = method == "GET" and headers.get("sec-fetch-mode") == "navigate"
+            if guarded or not navigation:
+                return f"cross-site request refused (Sec-Fetch-Site: {site})"
+        if not guarded or origin is not None or site is not None or "mozilla/" not in headers.get(
+                "user-agent", "").lower():
+            return None
+        # A browser that sends neither header: only the CSRF token of this server's pages vouches for it.
+        given = headers.get(CSRF_HEADER) or _query_value(scope.get("query_string", b""), CSRF_FIELD)
+        if given is not None:
+            return None if same_secret(given, self.csrf_token) else "wrong CSRF token"
+        if method == "POST" and headers.get("content-type", "").startswith(_FORM_TYPES):
+            scope[CSRF_FORM_CHECK] = self.csrf_token  # the endpoint checks the form's csrf_token field
+            return None
+        return (f"a browser request without Origin or Sec-Fetch-Site must carry the page's CSRF token "
+                f"(the {CSRF_HEADER} header or {CSRF_FIELD}=...): cross-site request refused")
 
     def _limited(self, receive: Receive, send: Send) -> Receive:
         seen = 0
@@ -124,13 +164,23 @@ class BodyTooLargeError(Exception):
         super().__init__(f"request body too large: the limit is {limit:,} bytes")
 
 
+def same_secret(given: str, expected: str) -> bool:
+    """Constant-time comparison that also takes non-ASCII input (``hmac.compare_digest`` raises on such str)."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))
+
+
+def _query_value(query: bytes, name: str) -> str | None:
+    values = parse_qs(query.decode("latin-1")).get(name)
+    return values[0] if values else None
+
+
 def _token_of(headers: dict[str, str], query: bytes) -> tuple[str, str] | None:
     auth = headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip(), "header"
-    values = parse_qs(query.decode("latin-1")).get("token")
-    if values:
-        return values[0], "query"
+    value = _query_value(query, "token")
+    if value is not None:
+        return value, "query"
     cookie: SimpleCookie = SimpleCookie()
     try:
         cookie.load(headers.get("cookie", ""))

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitemapkit.core._errors import ConfigurationError, SitemapkitError
+from sitemapkit.core._limits import MAX_CONCURRENCY
+from sitemapkit.core._loops import run_isolated
 from sitemapkit.core._urls import is_absolute_http_url
 from sitemapkit.crawl import Crawler, CrawlOptions, CrawlProgress, CrawlState, ReportSummary, StartUrlError, crawl_site
 from sitemapkit.crawl._crawler import check_start_url
@@ -40,7 +42,7 @@ class JobError(Exception):
         self.status = status
 
 
-def _int(data: Mapping[str, Any], key: str, default: int | None, low: int) -> int | None:
+def _int(data: Mapping[str, Any], key: str, default: int | None, low: int, high: int | None = None) -> int | None:
     value = data.get(key)
     if value is None or value == "":
         return default
@@ -50,6 +52,8 @@ def _int(data: Mapping[str, Any], key: str, default: int | None, low: int) -> in
         raise JobError(f"{key}: not a whole number: {value!r}") from None
     if n < low:
         raise JobError(f"{key}: must be at least {low}, not {n}")
+    if high is not None and n > high:
+        raise JobError(f"{key}: must be at most {high}, not {n}")
     return n
 
 
@@ -91,7 +95,7 @@ def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     options = {
         "max_pages": _int(data, "max_pages", None, 1),
         "max_depth": _int(data, "max_depth", 50, 0),
-        "concurrency": _int(data, "concurrency", 4, 1),
+        "concurrency": _int(data, "concurrency", 4, 1, MAX_CONCURRENCY),
         "include": _patterns(data, "include"),
         "exclude": _patterns(data, "exclude"),
         "respect_robots": _bool(data, "respect_robots", True),
@@ -256,7 +260,7 @@ class CrawlManager:
                     last = now
                     self._update(record.id, counts=counts_of(summarize(state), progress))
 
-            summary = asyncio.run(job.crawler.run(resume=resume, on_progress=on_progress))
+            summary = run_isolated(job.crawler.run(resume=resume, on_progress=on_progress))
             counts = counts_of(summarize(state))
         # Asked to stop before the workers started, the run ends "not stopped" with URLs queued: still a stop.
         if summary.stopped or job.action is not None:

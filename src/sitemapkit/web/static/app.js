@@ -11,8 +11,15 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+/* The server's CSRF token (in every page): sent back with each API request, so that no other site can use it. */
+const CSRF = document.querySelector('meta[name="csrf-token"]')?.content || "";
+
+function withToken(url) {
+  return `${url}${url.includes("?") ? "&" : "?"}csrf_token=${encodeURIComponent(CSRF)}`;
+}
+
 async function api(method, url, body) {
-  const init = {method, headers: {Accept: "application/json"}};
+  const init = {method, headers: {Accept: "application/json", "X-CSRF-Token": CSRF}};
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   const response = await fetch(url, init);
@@ -34,6 +41,7 @@ function initHome() {
     event.preventDefault();
     const fd = new FormData(form);
     const body = {url: fd.get("url"), max_pages: fd.get("max_pages") || null, max_depth: fd.get("max_depth") || null,
+      concurrency: fd.get("concurrency") || null,
       include: fd.get("include") || "", exclude: fd.get("exclude") || "", base_url: fd.get("base_url") || null,
       respect_robots: fd.get("respect_robots") === "true", gzip: fd.get("gzip") === "true",
       formats: fd.getAll("formats")};
@@ -100,7 +108,7 @@ function initCrawl() {
   let source = null;
   const listen = () => {
     if (source) source.close();
-    source = new EventSource(`/api/crawls/${id}/events`);
+    source = new EventSource(withToken(`/api/crawls/${id}/events`));
     source.addEventListener("crawl", (event) => render(JSON.parse(event.data)));
     source.addEventListener("end", () => { source.close(); source = null; });
   };
@@ -111,7 +119,7 @@ function initCrawl() {
 async function showResults(id, crawl) {
   const downloads = document.getElementById("downloads");
   downloads.replaceChildren(...crawl.files.map((f) => el("li", {}, el("a", {
-    href: `/api/crawls/${id}/files/${f.name}`, download: f.name,
+    href: withToken(`/api/crawls/${id}/files/${f.name}`), download: f.name,
     text: f.size === null ? `${f.name} (everything)` : `${f.name} (${formatSize(f.size)})`}))));
   const report = await api("GET", `/api/crawls/${id}/files/crawl-report.json`);
   const chart = document.getElementById("chart");
