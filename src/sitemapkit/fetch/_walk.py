@@ -23,8 +23,8 @@ Bodies are handed to the reader, which sniffs the bytes: neither Content-Type no
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,10 +35,11 @@ from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
 from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
 from sitemapkit.fetch._decode import ResponseTooLargeError
-from sitemapkit.fetch._http import HttpClient, HttpResponse
+from sitemapkit.fetch._http import HttpClient
 from sitemapkit.fetch._items import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem
 from sitemapkit.fetch._order import HeldBody, HeldBytes, Key, Sequencer
 from sitemapkit.fetch._robots import url_key
+from sitemapkit.fetch._stream import HttpStream
 from sitemapkit.fetch._transports import AddressRefusedError
 from sitemapkit.read import DocumentKind, SitemapParser
 
@@ -154,6 +155,42 @@ class _Collector:
         return out
 
 
+#: The child sitemaps a node keeps (``SitemapNode.children``; ``child_count`` counts them all), and the most
+#: children of one index looked at for scheduling when more sitemaps are allowed: the protocol's limit for an index.
+_NODE_CHILDREN = 50_000
+
+
+class _Body:
+    """A response being read: the pieces read ahead of its turn (``held``), then the rest of ``stream`` as it
+    arrives (``rest``; None when it was read whole or is not read). ``size`` counts the bytes handed out."""
+
+    __slots__ = ("held", "rest", "size", "stream")
+
+    def __init__(self, stream: HttpStream, held: HeldBody, rest: AsyncGenerator[bytes, None] | None) -> None:
+        self.stream = stream
+        self.held = held
+        self.rest = rest
+        self.size = 0
+
+    async def pieces(self) -> AsyncGenerator[bytes, None]:
+        for piece in self.held.pieces():
+            self.size += len(piece)
+            yield piece
+        if self.rest is not None:
+            async for piece in self.rest:
+                self.size += len(piece)
+                yield piece
+
+    async def close(self) -> None:
+        self.held.drop()
+        rest, self.rest = self.rest, None
+        try:
+            if rest is not None:
+                await rest.aclose()
+        finally:
+            await self.stream.aclose()
+
+
 _END = object()
 # Bytes handed to the parser at a time. Compressed bodies get smaller slices: 16 KiB of gzip can inflate to
 # ~5,000 entries, and every entry of a slice is alive at once (per concurrent worker) until the consumer takes it.
@@ -166,6 +203,7 @@ class _Walker:
         self.client = client
         self.opts = options
         self.visited: set[str] = set()
+        self.child_cap = max(_NODE_CHILDREN, options.max_sitemaps)
         self.scheduled = 0
         self.urls = 0
         self.stopped = False
@@ -188,9 +226,11 @@ class _Walker:
         return None
 
     def schedule_children(self, parent: Key, node_url: str, final_url: str, kind: DocumentKind, depth: int,
-                          children: list[str], problems: _Collector) -> list[_Job]:
+                          children: list[str], problems: _Collector, listed: int = 0) -> list[_Job]:
+        """Jobs for ``children`` (the first of the ``listed`` ones an index lists: those beyond were not kept,
+        and count as skipped by the sitemap limit)."""
         jobs: list[_Job] = []
-        skipped_limit = 0
+        skipped_limit = max(0, listed - len(children))
         host = (urlsplit(final_url).hostname or "").lower()
         for i, child in enumerate(children):
             key = url_key(child)
@@ -250,12 +290,9 @@ class _Walker:
             if child_host != job.parent_host:
                 problems.add(SM511.problem(Location(seed.url, loc=seed.url),
                                            f"listed by {job.parent} on host {job.parent_host}"))
+        body: _Body | None = None
         try:
-            if seed.response is not None:
-                resp = seed.response
-                self.held.fetched(job.key, 0, len(resp.body) if resp.parts is None else sum(map(len, resp.parts)))
-            else:
-                resp = await self._fetch(job)
+            body = await (self._handed(job) if seed.response is not None else self._fetch(job))
         except FetchError as exc:
             code = (SM515 if isinstance(exc, AddressRefusedError) else SM503 if isinstance(exc, TooManyRedirectsError)
                     else SM504 if isinstance(exc, ResponseTooLargeError) else SM501)
@@ -264,36 +301,83 @@ class _Walker:
             await self.order.turn(job.key)
             await self._emit_node(node(), problems)
             return
-        body = HeldBody([resp.body] if resp.parts is None else list(resp.parts), self.held)
-        if resp.parts is not None:
-            resp = dataclasses.replace(resp, parts=None)  # the pieces live in ``body`` only: freed as read
         try:
             await self.order.turn(job.key)  # fetched: now wait until the sitemaps before this one are handed over
             if not self.stopped:  # else the URL limit was reached by a sitemap before this one
-                await self._hand_over(job, resp, body, problems, node)
+                await self._hand_over(job, body, problems, node)
         finally:
-            body.drop()
+            await body.close()
 
-    async def _fetch(self, job: _Job) -> HttpResponse:
-        """GET a sitemap once :class:`HeldBytes` lets it go (at once when it is its turn)."""
-        counted = await self.held.admit(job.key)
-        size = 0
+    async def _handed(self, job: _Job) -> _Body:
+        """A body discovery already fetched (whole)."""
+        resp = job.seed.response
+        assert resp is not None
+        parts = [resp.body] if resp.parts is None else list(resp.parts)
+        held = HeldBody(parts, self.held)
+        self.held.book(held.size)
+        stream = HttpStream(resp.url, resp.final_url, resp.status, resp.headers, resp.redirects,
+                            time.monotonic() - resp.elapsed, resp.attempts, self.client, None,
+                            from_cache=resp.from_cache, wire=resp.wire_bytes)
+        return _Body(stream, held, None)
+
+    async def _fetch(self, job: _Job) -> _Body:
+        """Open a sitemap's response once :class:`HeldBytes` lets it go (at once when it is its turn). Ahead of
+        its turn, the body is read into memory as it arrives while it fits; once its turn has come, the rest is
+        read as the reader takes it. A body that does not fit is dropped, and fetched again at its turn."""
+        held = self.held
+        key = job.key
+        await held.admit(key)
+        size: int | None = None
         try:
-            resp = await self.client.get(job.seed.url, max_bytes=self.opts.max_bytes,
-                                         as_parts=not self.opts.keep_bodies)
-            size = len(resp.body) if resp.parts is None else sum(map(len, resp.parts))
-            return resp
+            while True:
+                stream = await self.client.stream(job.seed.url, max_bytes=self.opts.max_bytes)
+                if not stream.ok:  # its body is not read: the connection and its host slot go back now
+                    await stream.aclose()
+                    size = 0
+                    return _Body(stream, HeldBody([], held), None)
+                if not held.ahead(key):
+                    size = 0
+                    return _Body(stream, HeldBody([], held), stream.chunks())
+                parts: list[bytes] = []
+                chunks = stream.chunks()
+                try:
+                    while held.ahead(key):
+                        try:
+                            piece = await chunks.__anext__()
+                        except StopAsyncIteration:
+                            size = sum(map(len, parts))
+                            await stream.aclose()  # read whole: the connection and its host slot go back now
+                            return _Body(stream, HeldBody(parts, held), None)
+                        if not held.grow(key, len(piece)):
+                            break
+                        parts.append(piece)
+                    else:  # its turn came while reading ahead: what was read first, then the rest as it arrives
+                        size = sum(map(len, parts))
+                        return _Body(stream, HeldBody(parts, held), chunks)
+                except BaseException:
+                    held.release(sum(map(len, parts)))
+                    await chunks.aclose()
+                    await stream.aclose()
+                    raise
+                # Did not fit: drop what was read, wait for the turn, and fetch it again, streamed.
+                held.release(sum(map(len, parts)))
+                parts.clear()
+                await chunks.aclose()
+                await stream.aclose()
+                await self.order.turn(key)
         finally:
-            self.held.fetched(job.key, counted, size)
+            held.finish(key, size)
 
-    async def _hand_over(self, job: _Job, resp: HttpResponse, body: HeldBody, problems: _Collector,
+    async def _hand_over(self, job: _Job, body: _Body, problems: _Collector,
                          node: Callable[..., SitemapNode]) -> None:
         seed = job.seed
-        meta: dict[str, Any] = {
-            "final_url": resp.final_url, "status": resp.status, "size": body.size,
-            "wire_bytes": resp.wire_bytes, "elapsed": resp.elapsed, "redirects": resp.redirects,
-            "from_cache": resp.from_cache,
-        }
+        resp = body.stream
+
+        def meta() -> dict[str, Any]:
+            return {"final_url": resp.final_url, "status": resp.status, "size": body.size,
+                    "wire_bytes": resp.wire_bytes, "elapsed": resp.elapsed, "redirects": resp.redirects,
+                    "from_cache": resp.from_cache}
+
         if resp.redirects:
             problems.add(SM512.problem(Location(seed.url), f"redirected to {resp.final_url} "
                                        f"({', '.join(str(s) for _, s in resp.redirects)})"))
@@ -302,50 +386,64 @@ class _Walker:
             if any(k in self.visited for k in keys):
                 problems.add(SM506.problem(Location(seed.url), f"redirects to {resp.final_url}, which was already "
                                                                "visited; not read again"))
-                await self._emit_node(node(**meta), problems)
+                await self._emit_node(node(**meta()), problems)
                 return
             self.visited.update(keys)
         if not resp.ok:
             problems.add(SM502.problem(Location(resp.final_url), f"HTTP status {resp.status}"))
-            await self._emit_node(node(**meta), problems)
+            await self._emit_node(node(**meta()), problems)
             return
-        kind, entries, children, elapsed_parse = await self._parse(seed.url, resp, body, problems)
-        meta["elapsed"] = resp.elapsed + elapsed_parse
+        kept: list[bytes] | None = [] if self.opts.keep_bodies else None
+        kind, entries, children, child_count = await self._parse(seed.url, job, resp, body, problems, kept)
         if kind is DocumentKind.INDEX and job.parent_kind is DocumentKind.INDEX:
             problems.add(SM510.problem(Location(resp.final_url), f"this index is listed by the index {job.parent}"))
-        jobs: list[_Job] = []
-        if children and self.opts.follow and not self.stopped:
-            jobs = self.schedule_children(job.key, seed.url, resp.final_url, kind or DocumentKind.INDEX,
-                                          job.depth, [ref.loc for ref in children], problems)
-        await self._emit_node(node(**meta, kind=kind, entries=entries, children=tuple(r.loc for r in children),
-                                   child_refs=tuple(children), body=resp.body if self.opts.keep_bodies else None),
+        jobs = [] if self.stopped else self.schedule_children(
+            job.key, seed.url, resp.final_url, kind or DocumentKind.INDEX, job.depth,
+                                      children, problems, child_count) if children and self.opts.follow else []
+        await self._emit_node(node(**meta(), kind=kind, entries=entries, children=tuple(children or ()),
+                                   child_count=child_count, body=b"".join(kept) if kept is not None else None),
                               problems)
         for j in jobs:
             self.jobs.put_nowait((j.key, j))
 
-    async def _parse(self, url: str, resp: HttpResponse, body: HeldBody, problems: _Collector
-                     ) -> tuple[DocumentKind | None, int, list[SitemapRef], float]:
-        loop = asyncio.get_running_loop()
-        started = loop.time()
+    async def _parse(self, url: str, job: _Job, resp: HttpStream, body: _Body, problems: _Collector,
+                     kept: list[bytes] | None) -> tuple[DocumentKind | None, int, list[str] | None, int]:
+        """Feed the body to the reader as it comes; returns the kind, the number of entries, the child sitemaps
+        to schedule (at most ``max_sitemaps`` of them are kept: an index of a million children never is held;
+        None when they are not followed) and how many children were listed."""
         source = resp.final_url
         entries = 0
-        children: list[SitemapRef] = []
+        child_count = 0
+        follow = self.opts.follow and not self.stopped
+        children: list[str] | None = [] if follow else None
+        listed: list[str] = []  # what the node shows when children are not followed (at most _NODE_CHILDREN)
         kind: DocumentKind | None = None
         limit = self.opts.max_urls
         parser: Any = None
-        head = body.head(HEAD_BYTES)
-        if looks_binary(head, complete=body.size <= HEAD_BYTES):
-            problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
-                                                         f"{resp.headers.get('content-type', 'none')!r})"))
-            return DocumentKind.UNKNOWN, 0, children, loop.time() - started
+        pieces = body.pieces()
+        lead: list[bytes] = []
+        got = 0
         try:
+            while got < HEAD_BYTES:
+                try:
+                    piece = await pieces.__anext__()
+                except StopAsyncIteration:
+                    break
+                lead.append(piece)
+                got += len(piece)
+            head = b"".join(lead)[:HEAD_BYTES] if len(lead) != 1 else lead[0][:HEAD_BYTES]
+            if looks_binary(head, complete=got <= HEAD_BYTES):
+                problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
+                                                             f"{resp.headers.get('content-type', 'none')!r})"))
+                return DocumentKind.UNKNOWN, 0, None, 0
             parser = SitemapParser(source, max_decompressed_bytes=self.opts.max_bytes)
             step = _GZIP_SLICE if head[:2] == b"\x1f\x8b" else _SLICE
             del head
             # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
-            for events in _steps(parser, body.slices(step)):
+            async for events in _steps(parser, _sliced(lead, pieces, step, kept)):
                 # The common case, a slice of URL entries only, in one pass; anything else takes the loop below.
                 batch: list[UrlEntry] = [ev for ev in events if ev.__class__ is UrlEntry]
+                refs: list[SitemapRef] = []
                 if len(batch) != len(events):
                     batch = []
                     for ev in events:
@@ -353,9 +451,16 @@ class _Walker:
                         if isinstance(item, UrlEntry):
                             batch.append(item)
                         elif isinstance(item, SitemapRef):
-                            children.append(item)
+                            refs.append(item)
                         elif isinstance(item, Problem):
                             problems.add(item)
+                if refs:
+                    child_count += len(refs)
+                    if children is not None:
+                        if len(children) < self.child_cap:
+                            children.extend(r.loc for r in refs[: self.child_cap - len(children)])
+                    elif len(listed) < _NODE_CHILDREN:
+                        listed.extend(r.loc for r in refs[: _NODE_CHILDREN - len(listed)])
                 if limit is not None and batch and self.urls + len(batch) >= limit:
                     batch = batch[: max(0, limit - self.urls)]
                     if not self.stopped:
@@ -363,14 +468,20 @@ class _Walker:
                     self.stopped = True
                 entries += len(batch)
                 self.urls += len(batch)
-                if (batch and self.opts.yield_entries) or problems.pending:
+                if (batch and self.opts.yield_entries) or problems.pending or refs:
                     await self.out.put(EntryBatch(url, tuple(batch) if self.opts.yield_entries else (),
-                                                  problems.take()))
+                                                  problems.take(), tuple(refs)))
                 else:
                     await asyncio.sleep(0)  # let other fetches progress between slices
                 if self.stopped:
                     break
             kind = parser.kind
+        except ResponseTooLargeError as exc:
+            problems.add(SM504.problem(Location(source), exc.reason))
+            kind = getattr(parser, "kind", None)
+        except FetchError as exc:  # the body broke off, stalled, or its Content-Encoding is corrupt
+            problems.add(SM501.problem(Location(source), exc.reason))
+            kind = getattr(parser, "kind", None)
         except InputError as exc:
             problems.add((SM504 if "budget" in str(exc) or "limit" in str(exc).lower() else SM513).problem(
                 Location(source), str(exc)))
@@ -379,11 +490,13 @@ class _Walker:
             problems.add(SM513.problem(Location(source), str(exc)))
         except Exception as exc:  # one broken document never stops the walk
             problems.add(SM513.problem(Location(source), f"{type(exc).__name__}: {exc}"))
+        finally:
+            await pieces.aclose()
         if kind is not None and not kind.is_sitemap:
             what = "an HTML page" if kind is DocumentKind.HTML else "not a recognised sitemap format"
             problems.add(SM505.problem(Location(source), f"{what} (status {resp.status}, Content-Type "
                                                          f"{resp.headers.get('content-type', 'none')!r})"))
-        return kind, entries, children, loop.time() - started
+        return kind, entries, children if children is not None else listed, child_count
 
     async def _emit_node(self, node: SitemapNode, problems: _Collector | None = None) -> None:
         if problems is not None and problems.pending:
@@ -391,12 +504,31 @@ class _Walker:
         await self.out.put(node)
 
 
-def _steps(parser: SitemapParser, pieces: Iterator[bytes]) -> Iterator[list[Any]]:
+async def _sliced(lead: list[bytes], pieces: AsyncIterator[bytes], step: int,
+                  kept: list[bytes] | None) -> AsyncIterator[bytes]:
+    """The body in slices of at most ``step`` bytes: the ``lead`` pieces already read, then the rest as it comes
+    (``kept`` gets every piece, for validators)."""
+    while lead:
+        piece = lead.pop(0)
+        if kept is not None:
+            kept.append(piece)
+        for pos in range(0, len(piece), step):
+            yield piece[pos : pos + step] if len(piece) > step else piece
+    async for piece in pieces:
+        if kept is not None:
+            kept.append(piece)
+        for pos in range(0, len(piece), step):
+            yield piece[pos : pos + step] if len(piece) > step else piece
+
+
+async def _steps(parser: SitemapParser, pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Any]]:
     """The parser's event lists, piece by piece, then its last ones (each piece is taken only when the events of
     the one before have been handed over)."""
-    for piece in pieces:
-        yield from parser.feed_steps(piece)
-    yield from parser.close_steps()
+    async for piece in pieces:
+        for events in parser.feed_steps(piece):
+            yield events
+    for events in parser.close_steps():
+        yield events
 
 
 async def walk(
