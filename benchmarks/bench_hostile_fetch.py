@@ -28,6 +28,7 @@ import asyncio
 import gzip
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -162,7 +163,7 @@ async def serve(port_file: Path) -> None:
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    port_file.write_text(str(port))
+    port_file.write_text(str(port))  # noqa: ASYNC240 - once, before serving
     async with server:
         await server.serve_forever()
 
@@ -180,11 +181,14 @@ def index_file() -> Path:
 
 
 def measure(args: list[str], env: dict[str, str], timeout: float) -> dict[str, object]:
-    """Run ``sitemapkit ARGS``; exit status, codes, peak RSS (MB), seconds, URLs printed, first URL's second."""
-    with tempfile.TemporaryFile() as err:
+    """Run ``sitemapkit ARGS`` under ``/usr/bin/time``; exit status, codes, peak RSS (MB), seconds, URLs printed,
+    the second the first URL came out. (``wait4``'s ru_maxrss is not used: a child forked from this process
+    starts with this process's peak, which reading a large stderr would raise.)"""
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss:
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", *args], stdout=subprocess.PIPE, stderr=err,
-                                env=env)
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, sys.executable, "-m", "sitemapkit",
+                                 *args], stdout=subprocess.PIPE, stderr=err, env=env,
+                                start_new_session=True)
         assert proc.stdout is not None
         lines = 0
         first: list[float] = []
@@ -199,18 +203,22 @@ def measure(args: list[str], env: dict[str, str], timeout: float) -> dict[str, o
 
         reader = threading.Thread(target=count, daemon=True)
         reader.start()
-        timer = threading.Timer(timeout, proc.kill)
+        timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))  # its own group only
         timer.start()
-        _, status, rusage = os.wait4(proc.pid, 0)
+        status = proc.wait()
         timer.cancel()
         elapsed = time.perf_counter() - start
         reader.join(5)
-        err.seek(0)
-        text = err.read()[-65536:].decode("utf-8", "replace")
+        err.seek(0, os.SEEK_END)
+        err.seek(max(0, err.tell() - 65536))
+        text = err.read().decode("utf-8", "replace")
+        peak = rss.read().strip().splitlines()
     codes = sorted(set(re.findall(r"\bSM\d{3}\b", text)))
     if "Traceback" in text:
         codes.append("TRACEBACK")
-    return {"rc": os.waitstatus_to_exitcode(status), "codes": " ".join(codes[:6]), "rss": rusage.ru_maxrss / 1024,
+    killed = status < 0 or any("signal" in line for line in peak)
+    kb = next((int(line) for line in reversed(peak) if line.isdigit()), 0)
+    return {"rc": "killed" if killed else status, "codes": " ".join(codes[:6]), "rss": kb / 1024,
             "secs": elapsed, "lines": lines, "first": first[0] if first else None}
 
 

@@ -86,11 +86,13 @@ class _Decoder:
             full = len(chunk) == PIECE  # output may be pending inside zlib: ask again, even with no input left
             if chunk:
                 yield self._count(chunk)
-            data = self._zlib.unconsumed_tail
-            if not data and self._zlib.eof and self._zlib.unused_data and self.encoding != "deflate":
-                # concatenated gzip members
-                data = self._zlib.unused_data
-                self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            if self._zlib.eof:  # the rest is in unused_data (unconsumed_tail may still hold it too)
+                data, full = self._zlib.unused_data, False
+                if not data or self.encoding == "deflate":
+                    return  # what follows a deflate stream is ignored
+                self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)  # concatenated gzip members
+            else:
+                data = self._zlib.unconsumed_tail
 
 
 def _make_decoders(content_encoding: str | None, budget: int) -> list[_Decoder]:

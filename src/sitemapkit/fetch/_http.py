@@ -34,7 +34,7 @@ from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._cache import HttpCache
 from sitemapkit.fetch._decode import BodyDecoder, DecodedBody, read_body, refuse_oversized
 from sitemapkit.fetch._retry import RetryPolicy, parse_retry_after
-from sitemapkit.fetch._stream import HttpStream
+from sitemapkit.fetch._stream import ClientStats, HttpStream, StreamLimits
 from sitemapkit.fetch._transports import (
     AddressRefusedError,
     AiohttpTransport,
@@ -92,17 +92,6 @@ class HttpResponse:
 
 
 # --------------------------------------------------------------------------------------------------- client
-
-
-@dataclass
-class ClientStats:
-    """Counters kept by an :class:`HttpClient` (for progress display and benchmarks)."""
-
-    requests: int = 0
-    retries: int = 0
-    wire_bytes: int = 0
-    body_bytes: int = 0
-    cache_hits: int = 0
 
 
 def _host_key(url: str) -> str:
@@ -226,7 +215,8 @@ class HttpClient:
         if self.cache is not None:
             resp = await self.get(url, headers=headers, max_bytes=budget)
             return HttpStream(url, resp.final_url, resp.status, resp.headers, resp.redirects, started,
-                              resp.attempts, self, deadline_at, body=resp.body, from_cache=resp.from_cache)
+                              resp.attempts, self.stream_limits(), deadline_at, body=resp.body,
+                              from_cache=resp.from_cache)
         try:
             async with asyncio.timeout_at(deadline_at) as scope:
                 return await self._stream(url, headers, budget, deadline_at, started)
@@ -276,7 +266,7 @@ class HttpClient:
                         raise
                     decoder = BodyDecoder(resp_headers, url=current, budget=budget)
                     return HttpStream(url, current, status, resp_headers, tuple(redirects), started, attempt + 1,
-                                      self, deadline_at, response=response, decoder=decoder, slot=slot)
+                                      self.stream_limits(), deadline_at, response=response, decoder=decoder, slot=slot)
                 try:  # a redirect or a status to retry: its body is read (under the budget) and dropped
                     decoded = await read_body(response, resp_headers, url=current, budget=budget, truncate=True,
                                               check_length=False, stall=self.timeouts.read)
@@ -288,7 +278,7 @@ class HttpClient:
                     break
                 if not await self._backoff(attempt, resp_headers.get("retry-after"), deadline_at):
                     return HttpStream(url, current, status, resp_headers, tuple(redirects), started, attempt + 1,
-                                      self, deadline_at, body=decoded.body)
+                                      self.stream_limits(), deadline_at, body=decoded.body)
                 attempt += 1
             assert location is not None
             target = urljoin(current, location.strip())
@@ -323,6 +313,10 @@ class HttpClient:
             raise
         return HttpResponse(url=url, final_url=url, status=status, headers=resp_headers, body=body,
                             elapsed=time.monotonic() - started, wire_bytes=wire, attempts=attempts, truncated=cut)
+
+    def stream_limits(self) -> StreamLimits:
+        """What bounds the reads of a body this client streams (see :class:`HttpStream`)."""
+        return StreamLimits(self.timeouts.read, self.deadline, self.stats)
 
     def _check_address(self, url: str, asked: str) -> None:
         if self.address_policy is not None:

@@ -8,16 +8,35 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 from sitemapkit.fetch._decode import BodyDecoder, stalling
 from sitemapkit.fetch._transports import TransportError, TransportResponse
 
-if TYPE_CHECKING:
-    from sitemapkit.fetch._http import HttpClient
+__all__ = ["ClientStats", "HttpStream", "StreamLimits"]
 
-__all__ = ["HttpStream"]
+
+@dataclass
+class ClientStats:
+    """Counters kept by an :class:`HttpClient` (for progress display and benchmarks)."""
+
+    requests: int = 0
+    retries: int = 0
+    wire_bytes: int = 0
+    body_bytes: int = 0
+    cache_hits: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    """What bounds the reads of a streamed body: ``stall`` seconds without bytes (``Timeouts.read``), the client's
+    total ``deadline`` (for the message), and the client's counters."""
+
+    stall: float | None
+    deadline: float | None
+    stats: ClientStats
 
 
 class HttpStream:
@@ -28,7 +47,7 @@ class HttpStream:
     deadline and the stall limit (``Timeouts.read``) bound every read of the body."""
 
     def __init__(self, url: str, final_url: str, status: int, headers: Mapping[str, str],
-                 redirects: tuple[tuple[str, int], ...], started: float, attempts: int, client: HttpClient,
+                 redirects: tuple[tuple[str, int], ...], started: float, attempts: int, limits: StreamLimits,
                  deadline_at: float | None, *, response: TransportResponse | None = None,
                  decoder: BodyDecoder | None = None, slot: asyncio.Semaphore | None = None,
                  body: bytes | None = None, from_cache: bool = False, wire: int = 0) -> None:
@@ -42,7 +61,7 @@ class HttpStream:
         self._started = started
         self._response = response
         self._decoder = decoder
-        self._client = client
+        self._limits = limits
         self._deadline_at = deadline_at
         self._slot = slot
         self._body = body  # a whole body already at hand (the cache's), handed out as one chunk
@@ -72,8 +91,8 @@ class HttpStream:
         if self._response is None or self._decoder is None:
             return
         decoder = self._decoder
-        client = self._client
-        reads = stalling(self._response.iter_chunks(), client.timeouts.read, self.url)
+        limits = self._limits
+        reads = stalling(self._response.iter_chunks(), limits.stall, self.url)
         try:
             while True:
                 try:
@@ -82,12 +101,12 @@ class HttpStream:
                 except StopAsyncIteration:
                     break
                 except TimeoutError:
-                    raise TransportError(f"timed out after {client.deadline:g} s (total deadline)", url=self.url,
+                    raise TransportError(f"timed out after {limits.deadline or 0:g} s (total deadline)", url=self.url,
                                          retryable=False) from None
-                client.stats.wire_bytes += len(chunk)
+                limits.stats.wire_bytes += len(chunk)
                 for data in decoder.feed(chunk):
                     self.size += len(data)
-                    client.stats.body_bytes += len(data)
+                    limits.stats.body_bytes += len(data)
                     yield data
                 if decoder.done:
                     break

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,6 +34,7 @@ from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
 from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
+from sitemapkit.fetch._bodies import Body, sliced, steps
 from sitemapkit.fetch._decode import ResponseTooLargeError
 from sitemapkit.fetch._http import HttpClient
 from sitemapkit.fetch._items import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem
@@ -160,37 +161,6 @@ class _Collector:
 _NODE_CHILDREN = 50_000
 
 
-class _Body:
-    """A response being read: the pieces read ahead of its turn (``held``), then the rest of ``stream`` as it
-    arrives (``rest``; None when it was read whole or is not read). ``size`` counts the bytes handed out."""
-
-    __slots__ = ("held", "rest", "size", "stream")
-
-    def __init__(self, stream: HttpStream, held: HeldBody, rest: AsyncGenerator[bytes, None] | None) -> None:
-        self.stream = stream
-        self.held = held
-        self.rest = rest
-        self.size = 0
-
-    async def pieces(self) -> AsyncGenerator[bytes, None]:
-        for piece in self.held.pieces():
-            self.size += len(piece)
-            yield piece
-        if self.rest is not None:
-            async for piece in self.rest:
-                self.size += len(piece)
-                yield piece
-
-    async def close(self) -> None:
-        self.held.drop()
-        rest, self.rest = self.rest, None
-        try:
-            if rest is not None:
-                await rest.aclose()
-        finally:
-            await self.stream.aclose()
-
-
 _END = object()
 # Bytes handed to the parser at a time. Compressed bodies get smaller slices: 16 KiB of gzip can inflate to
 # ~5,000 entries, and every entry of a slice is alive at once (per concurrent worker) until the consumer takes it.
@@ -290,7 +260,7 @@ class _Walker:
             if child_host != job.parent_host:
                 problems.add(SM511.problem(Location(seed.url, loc=seed.url),
                                            f"listed by {job.parent} on host {job.parent_host}"))
-        body: _Body | None = None
+        body: Body | None = None
         try:
             body = await (self._handed(job) if seed.response is not None else self._fetch(job))
         except FetchError as exc:
@@ -308,7 +278,7 @@ class _Walker:
         finally:
             await body.close()
 
-    async def _handed(self, job: _Job) -> _Body:
+    async def _handed(self, job: _Job) -> Body:
         """A body discovery already fetched (whole)."""
         resp = job.seed.response
         assert resp is not None
@@ -316,11 +286,11 @@ class _Walker:
         held = HeldBody(parts, self.held)
         self.held.book(held.size)
         stream = HttpStream(resp.url, resp.final_url, resp.status, resp.headers, resp.redirects,
-                            time.monotonic() - resp.elapsed, resp.attempts, self.client, None,
+                            time.monotonic() - resp.elapsed, resp.attempts, self.client.stream_limits(), None,
                             from_cache=resp.from_cache, wire=resp.wire_bytes)
-        return _Body(stream, held, None)
+        return Body(stream, held, None)
 
-    async def _fetch(self, job: _Job) -> _Body:
+    async def _fetch(self, job: _Job) -> Body:
         """Open a sitemap's response once :class:`HeldBytes` lets it go (at once when it is its turn). Ahead of
         its turn, the body is read into memory as it arrives while it fits; once its turn has come, the rest is
         read as the reader takes it. A body that does not fit is dropped, and fetched again at its turn."""
@@ -334,10 +304,10 @@ class _Walker:
                 if not stream.ok:  # its body is not read: the connection and its host slot go back now
                     await stream.aclose()
                     size = 0
-                    return _Body(stream, HeldBody([], held), None)
+                    return Body(stream, HeldBody([], held), None)
                 if not held.ahead(key):
                     size = 0
-                    return _Body(stream, HeldBody([], held), stream.chunks())
+                    return Body(stream, HeldBody([], held), stream.chunks())
                 parts: list[bytes] = []
                 chunks = stream.chunks()
                 try:
@@ -347,13 +317,13 @@ class _Walker:
                         except StopAsyncIteration:
                             size = sum(map(len, parts))
                             await stream.aclose()  # read whole: the connection and its host slot go back now
-                            return _Body(stream, HeldBody(parts, held), None)
+                            return Body(stream, HeldBody(parts, held), None)
                         if not held.grow(key, len(piece)):
                             break
                         parts.append(piece)
                     else:  # its turn came while reading ahead: what was read first, then the rest as it arrives
                         size = sum(map(len, parts))
-                        return _Body(stream, HeldBody(parts, held), chunks)
+                        return Body(stream, HeldBody(parts, held), chunks)
                 except BaseException:
                     held.release(sum(map(len, parts)))
                     await chunks.aclose()
@@ -368,7 +338,7 @@ class _Walker:
         finally:
             held.finish(key, size)
 
-    async def _hand_over(self, job: _Job, body: _Body, problems: _Collector,
+    async def _hand_over(self, job: _Job, body: Body, problems: _Collector,
                          node: Callable[..., SitemapNode]) -> None:
         seed = job.seed
         resp = body.stream
@@ -406,7 +376,7 @@ class _Walker:
         for j in jobs:
             self.jobs.put_nowait((j.key, j))
 
-    async def _parse(self, url: str, job: _Job, resp: HttpStream, body: _Body, problems: _Collector,
+    async def _parse(self, url: str, job: _Job, resp: HttpStream, body: Body, problems: _Collector,
                      kept: list[bytes] | None) -> tuple[DocumentKind | None, int, list[str] | None, int]:
         """Feed the body to the reader as it comes; returns the kind, the number of entries, the child sitemaps
         to schedule (at most ``max_sitemaps`` of them are kept: an index of a million children never is held;
@@ -440,7 +410,7 @@ class _Walker:
             step = _GZIP_SLICE if head[:2] == b"\x1f\x8b" else _SLICE
             del head
             # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
-            async for events in _steps(parser, _sliced(lead, pieces, step, kept)):
+            async for events in steps(parser, sliced(lead, pieces, step, kept)):
                 # The common case, a slice of URL entries only, in one pass; anything else takes the loop below.
                 batch: list[UrlEntry] = [ev for ev in events if ev.__class__ is UrlEntry]
                 refs: list[SitemapRef] = []
@@ -502,33 +472,6 @@ class _Walker:
         if problems is not None and problems.pending:
             await self.out.put(EntryBatch(node.url, (), problems.take()))
         await self.out.put(node)
-
-
-async def _sliced(lead: list[bytes], pieces: AsyncIterator[bytes], step: int,
-                  kept: list[bytes] | None) -> AsyncIterator[bytes]:
-    """The body in slices of at most ``step`` bytes: the ``lead`` pieces already read, then the rest as it comes
-    (``kept`` gets every piece, for validators)."""
-    while lead:
-        piece = lead.pop(0)
-        if kept is not None:
-            kept.append(piece)
-        for pos in range(0, len(piece), step):
-            yield piece[pos : pos + step] if len(piece) > step else piece
-    async for piece in pieces:
-        if kept is not None:
-            kept.append(piece)
-        for pos in range(0, len(piece), step):
-            yield piece[pos : pos + step] if len(piece) > step else piece
-
-
-async def _steps(parser: SitemapParser, pieces: AsyncIterator[bytes]) -> AsyncIterator[list[Any]]:
-    """The parser's event lists, piece by piece, then its last ones (each piece is taken only when the events of
-    the one before have been handed over)."""
-    async for piece in pieces:
-        for events in parser.feed_steps(piece):
-            yield events
-    for events in parser.close_steps():
-        yield events
 
 
 async def walk(
