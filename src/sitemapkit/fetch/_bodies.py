@@ -15,15 +15,17 @@ __all__ = ["Body", "sliced", "steps"]
 
 class Body:
     """A response being read: the pieces read ahead of its turn (``held``), then the rest of ``stream`` as it
-    arrives (``rest``; None when it was read whole or is not read). ``size`` counts the bytes handed out."""
+    arrives (``rest``; None when it was read whole or is not read). ``size`` counts the bytes handed out;
+    ``broken`` is set when reading it failed part-way."""
 
-    __slots__ = ("held", "rest", "size", "stream")
+    __slots__ = ("broken", "held", "rest", "size", "stream")
 
     def __init__(self, stream: HttpStream, held: HeldBody, rest: AsyncGenerator[bytes, None] | None) -> None:
         self.stream = stream
         self.held = held
         self.rest = rest
         self.size = 0
+        self.broken = False  # reading it failed part-way (budget, a broken or stalled connection)
 
     async def pieces(self) -> AsyncGenerator[bytes, None]:
         for piece in self.held.pieces():

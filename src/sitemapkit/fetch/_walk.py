@@ -10,10 +10,13 @@ done (a parent's node always comes before its children's). Safety:
 - a bounded number of concurrent fetches, and a bounded output queue, so memory stays flat however large the
   tree (the consumer's pace drives the walk);
 - document order: sitemaps are fetched concurrently but handed over one at a time, in the order reading the
-  files one after the other gives (see :mod:`sitemapkit.fetch._order`): a fetched body waits for its turn, and a
-  sitemap ahead of its turn is fetched only while the bodies waiting fit in ``WalkOptions.max_bytes_ahead``
-  (the one whose turn it is always goes), so large sitemaps do not pile up; each body is freed piece by piece
-  as the reader takes it;
+  files one after the other gives (see :mod:`sitemapkit.fetch._order`): the sitemap whose turn it is streams its
+  body into the reader as it arrives (Content-Encoding undone piece by piece: a bomb is never held); one ahead
+  of its turn reads its body into memory only while the bodies waiting fit in ``WalkOptions.max_bytes_ahead``
+  (else it is fetched again, streamed, at its turn), so large sitemaps do not pile up; each body is freed piece
+  by piece as the reader takes it;
+- an index's child sitemaps are handed over as they are read (:attr:`EntryBatch.refs`), never held as a list
+  beyond what may be fetched;
 - one failing child never stops the walk: every failure becomes a :class:`~sitemapkit.Problem` (SM5xx) on that
   sitemap's node.
 
@@ -371,7 +374,8 @@ class _Walker:
             job.key, seed.url, resp.final_url, kind or DocumentKind.INDEX, job.depth,
                                       children, problems, child_count) if children and self.opts.follow else []
         await self._emit_node(node(**meta(), kind=kind, entries=entries, children=tuple(children or ()),
-                                   child_count=child_count, body=b"".join(kept) if kept is not None else None),
+                                   child_count=child_count,
+                                   body=b"".join(kept) if kept is not None and not body.broken else None),
                               problems)
         for j in jobs:
             self.jobs.put_nowait((j.key, j))
@@ -403,6 +407,8 @@ class _Walker:
                 got += len(piece)
             head = b"".join(lead)[:HEAD_BYTES] if len(lead) != 1 else lead[0][:HEAD_BYTES]
             if looks_binary(head, complete=got <= HEAD_BYTES):
+                if kept is not None:
+                    kept.extend(lead)
                 problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
                                                              f"{resp.headers.get('content-type', 'none')!r})"))
                 return DocumentKind.UNKNOWN, 0, None, 0
@@ -449,9 +455,11 @@ class _Walker:
         except ResponseTooLargeError as exc:
             problems.add(SM504.problem(Location(source), exc.reason))
             kind = getattr(parser, "kind", None)
+            body.broken = True  # not the whole document: no bytes on the node (as when it could not be fetched)
         except FetchError as exc:  # the body broke off, stalled, or its Content-Encoding is corrupt
             problems.add(SM501.problem(Location(source), exc.reason))
             kind = getattr(parser, "kind", None)
+            body.broken = True
         except InputError as exc:
             problems.add((SM504 if "budget" in str(exc) or "limit" in str(exc).lower() else SM513).problem(
                 Location(source), str(exc)))
