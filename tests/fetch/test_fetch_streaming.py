@@ -338,3 +338,11 @@ def test_gzip_members_and_trailing_bytes_decode_whole_however_the_reads_fall(ste
     deflated = zlib.compress(b"x" * 1_000_000) + b"trailing"
     decoder = BodyDecoder({"content-encoding": "deflate"}, url="https://x.test/d", budget=10_000_000)
     assert b"".join(decoder.feed(deflated)) == b"x" * 1_000_000
+
+
+def test_the_stall_timeout_default_is_one_constant() -> None:
+    from sitemapkit.fetch._sources import FetchSettings
+    from sitemapkit.fetch._transports import STALL_TIMEOUT, Timeouts
+
+    assert FetchSettings().stall_timeout == Timeouts().read == STALL_TIMEOUT
+    assert FetchSettings(stall_timeout=2.5).client().timeouts.read == 2.5

@@ -13,7 +13,8 @@ import click
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._sources import FetchSettings
-from sitemapkit.fetch._transports import STALL_TIMEOUT
+
+_DEFAULTS = FetchSettings()
 
 __all__ = ["FETCH_OPTION_NAMES", "fetch_options", "settings_from"]
 
@@ -39,7 +40,7 @@ def fetch_options(func: F) -> F:
                      help="Seconds before the first retry; doubles each time, with jitter."),
         click.option("--max-retry-wait", type=click.FloatRange(min=0), metavar="S", default=60.0, show_default=True,
                      help="Longest wait before a retry, Retry-After included."),
-        click.option("--stall-timeout", type=click.FloatRange(min=0.01), metavar="S", default=STALL_TIMEOUT,
+        click.option("--stall-timeout", type=click.FloatRange(min=0.01), metavar="S", default=_DEFAULTS.stall_timeout,
                      show_default=True,
                      help="A response that sends no bytes for this long has stalled: it fails (a body already "
                           "being read is not tried again, its siblings go on)."),
@@ -76,7 +77,7 @@ def settings_from(values: dict[str, Any]) -> FetchSettings:
         retries=values["retries"],
         backoff=values["retry_backoff"],
         retry_after_max=values["max_retry_wait"],
-        stall_timeout=values.get("stall_timeout", STALL_TIMEOUT),
+        stall_timeout=values.get("stall_timeout", _DEFAULTS.stall_timeout),
         concurrency=values["concurrency"],
         max_bytes=values["max_bytes"],
         max_depth=values["max_depth"],

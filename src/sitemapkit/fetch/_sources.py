@@ -35,7 +35,6 @@ from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._binary import MESSAGE, looks_binary
 from sitemapkit.fetch._items import EntryBatch, SitemapNode
-from sitemapkit.fetch._transports import STALL_TIMEOUT
 from sitemapkit.read import DocumentKind, Event, Located, SitemapParser
 
 if TYPE_CHECKING:
@@ -77,7 +76,7 @@ class FetchSettings:
     retries: int = 3
     backoff: float = 0.5
     retry_after_max: float = 60.0
-    stall_timeout: float = STALL_TIMEOUT
+    stall_timeout: float = 30.0  # fetch._transports.STALL_TIMEOUT (not imported here: the HTTP side loads late)
     concurrency: int = 8
     per_host_limit: int = 4
     max_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
