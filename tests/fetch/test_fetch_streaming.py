@@ -346,3 +346,47 @@ def test_the_stall_timeout_default_is_one_constant() -> None:
 
     assert FetchSettings().stall_timeout == Timeouts().read == STALL_TIMEOUT
     assert FetchSettings(stall_timeout=2.5).client().timeouts.read == 2.5
+
+
+def test_urls_cli_prints_a_text_list_while_the_server_is_still_sending() -> None:
+    """End to end, a real process over a real socket: the first URL reaches standard output while the server holds
+    the rest of the body back (it sends the rest once the test has read that line, or after 20 s: before the fix,
+    nothing came out until then)."""
+    import subprocess
+    import sys
+
+    release = threading.Event()
+    sent_rest = threading.Event()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    port = sock.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = sock.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(4096)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+                         + "".join(f"https://x.test/a/{i}\n" for i in range(1_000)).encode())
+            release.wait(20)
+            sent_rest.set()
+            conn.sendall("".join(f"https://x.test/b/{i}\n" for i in range(1_000)).encode())
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        with subprocess.Popen([sys.executable, "-m", "sitemapkit", "urls", "-q", f"http://127.0.0.1:{port}/l.txt"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            held_back = not sent_rest.is_set()
+            release.set()
+            rest = proc.stdout.read()
+            assert proc.wait(timeout=60) == 0
+    finally:
+        release.set()
+        sock.close()
+    assert first == b"https://x.test/a/0\n"
+    assert held_back
+    assert rest.count(b"\n") == 1_999
