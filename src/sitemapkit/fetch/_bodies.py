@@ -4,13 +4,16 @@ response as it arrives, cut into slices for the reader; see :mod:`sitemapkit.fet
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sitemapkit.fetch._order import HeldBody
+from sitemapkit.fetch._order import HeldBody, HeldBytes, Key, Sequencer
 from sitemapkit.fetch._stream import HttpStream
+
+if TYPE_CHECKING:
+    from sitemapkit.fetch._http import HttpClient
 from sitemapkit.read import SitemapParser
 
-__all__ = ["Body", "sliced", "steps"]
+__all__ = ["Body", "open_body", "sliced", "steps"]
 
 
 class Body:
@@ -71,3 +74,52 @@ async def steps(parser: SitemapParser, pieces: AsyncIterator[bytes]) -> AsyncIte
             yield events
     for events in parser.close_steps():
         yield events
+
+
+async def open_body(client: HttpClient, held: HeldBytes, order: Sequencer, key: Key, url: str,
+                    max_bytes: int) -> Body:
+    """Open a sitemap's response once :class:`HeldBytes` lets it go (at once when it is its turn). Ahead of
+    its turn, the body is read into memory as it arrives while it fits; once its turn has come, the rest is
+    read as the reader takes it. A body that does not fit is dropped, and fetched again at its turn."""
+    await held.admit(key)
+    size: int | None = None
+    try:
+        while True:
+            stream = await client.stream(url, max_bytes=max_bytes)
+            if not stream.ok:  # its body is not read: the connection and its host slot go back now
+                await stream.aclose()
+                size = 0
+                return Body(stream, HeldBody([], held), None)
+            if not held.ahead(key):
+                size = 0
+                return Body(stream, HeldBody([], held), stream.chunks())
+            parts: list[bytes] = []
+            chunks = stream.chunks()
+            try:
+                while held.ahead(key):
+                    try:
+                        piece = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        size = sum(map(len, parts))
+                        await stream.aclose()  # read whole: the connection and its host slot go back now
+                        return Body(stream, HeldBody(parts, held), None)
+                    if not held.grow(key, len(piece)):
+                        break
+                    parts.append(piece)
+                else:  # its turn came while reading ahead: what was read first, then the rest as it arrives
+                    size = sum(map(len, parts))
+                    return Body(stream, HeldBody(parts, held), chunks)
+            except BaseException:
+                held.release(sum(map(len, parts)))
+                await chunks.aclose()
+                await stream.aclose()
+                raise
+            # Did not fit: drop what was read, wait for the turn, and fetch it again, streamed.
+            held.release(sum(map(len, parts)))
+            parts.clear()
+            await chunks.aclose()
+            await stream.aclose()
+            await order.turn(key)
+    finally:
+        held.finish(key, size)
+

@@ -37,7 +37,7 @@ from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
 from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
-from sitemapkit.fetch._bodies import Body, sliced, steps
+from sitemapkit.fetch._bodies import Body, open_body, sliced, steps
 from sitemapkit.fetch._decode import ResponseTooLargeError
 from sitemapkit.fetch._http import HttpClient
 from sitemapkit.fetch._items import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem
@@ -294,52 +294,8 @@ class _Walker:
         return Body(stream, held, None)
 
     async def _fetch(self, job: _Job) -> Body:
-        """Open a sitemap's response once :class:`HeldBytes` lets it go (at once when it is its turn). Ahead of
-        its turn, the body is read into memory as it arrives while it fits; once its turn has come, the rest is
-        read as the reader takes it. A body that does not fit is dropped, and fetched again at its turn."""
-        held = self.held
-        key = job.key
-        await held.admit(key)
-        size: int | None = None
-        try:
-            while True:
-                stream = await self.client.stream(job.seed.url, max_bytes=self.opts.max_bytes)
-                if not stream.ok:  # its body is not read: the connection and its host slot go back now
-                    await stream.aclose()
-                    size = 0
-                    return Body(stream, HeldBody([], held), None)
-                if not held.ahead(key):
-                    size = 0
-                    return Body(stream, HeldBody([], held), stream.chunks())
-                parts: list[bytes] = []
-                chunks = stream.chunks()
-                try:
-                    while held.ahead(key):
-                        try:
-                            piece = await chunks.__anext__()
-                        except StopAsyncIteration:
-                            size = sum(map(len, parts))
-                            await stream.aclose()  # read whole: the connection and its host slot go back now
-                            return Body(stream, HeldBody(parts, held), None)
-                        if not held.grow(key, len(piece)):
-                            break
-                        parts.append(piece)
-                    else:  # its turn came while reading ahead: what was read first, then the rest as it arrives
-                        size = sum(map(len, parts))
-                        return Body(stream, HeldBody(parts, held), chunks)
-                except BaseException:
-                    held.release(sum(map(len, parts)))
-                    await chunks.aclose()
-                    await stream.aclose()
-                    raise
-                # Did not fit: drop what was read, wait for the turn, and fetch it again, streamed.
-                held.release(sum(map(len, parts)))
-                parts.clear()
-                await chunks.aclose()
-                await stream.aclose()
-                await self.order.turn(key)
-        finally:
-            held.finish(key, size)
+        """Open a sitemap's response once :class:`HeldBytes` lets it go (see :func:`open_body`)."""
+        return await open_body(self.client, self.held, self.order, job.key, job.seed.url, self.opts.max_bytes)
 
     async def _hand_over(self, job: _Job, body: Body, problems: _Collector,
                          node: Callable[..., SitemapNode]) -> None:
