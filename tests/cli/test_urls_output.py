@@ -127,6 +127,9 @@ def expected(sources: list[str], fmt: str, *, unique: bool = False, strict: bool
                 if isinstance(event, EntryBatch):
                     for entry in event.entries:
                         emit(entry, event.sitemap)
+                    for ref in event.refs:  # an index's children, streamed as read
+                        if not (walked and fmt == "text"):
+                            emit(ref, name)
                     parts.extend(_for_cli(p).format() + "\n" for p in event.problems)
                 elif isinstance(event, Problem):
                     parts.append(_for_cli(event).format() + "\n")

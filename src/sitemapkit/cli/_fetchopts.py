@@ -14,12 +14,14 @@ from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_CONCURRE
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._sources import FetchSettings
 
+_DEFAULTS = FetchSettings()
+
 __all__ = ["FETCH_OPTION_NAMES", "fetch_options", "settings_from"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 FETCH_OPTION_NAMES = ("user_agent", "timeout", "retries", "retry_backoff", "max_retry_wait",
-                      "concurrency", "max_bytes", "max_depth",
+                      "stall_timeout", "concurrency", "max_bytes", "max_depth",
                       "max_sitemaps", "max_urls", "cache_dir", "probe", "allow_private_addresses")
 
 
@@ -30,14 +32,18 @@ def fetch_options(func: F) -> F:
         click.option("--timeout", type=click.FloatRange(min=0.01), metavar="S", default=300.0, show_default=True,
                      help="Total deadline in seconds for fetching one URL: connecting, reading, redirects, retries "
                           "and the waits between them all count (a retry that cannot finish in time is not "
-                          "tried). Within it an attempt also fails after 10 s without a connection or 30 s "
-                          "without bytes (or this value when smaller)."),
+                          "tried). Within it an attempt also fails after 10 s without a connection or "
+                          "--stall-timeout without bytes (or this value when smaller)."),
         click.option("--retries", type=click.IntRange(min=0), metavar="N", default=3, show_default=True,
                      help="Retries on 408/429/5xx and connection errors (exponential backoff, Retry-After honoured)."),
         click.option("--retry-backoff", type=click.FloatRange(min=0), metavar="S", default=0.5, show_default=True,
                      help="Seconds before the first retry; doubles each time, with jitter."),
         click.option("--max-retry-wait", type=click.FloatRange(min=0), metavar="S", default=60.0, show_default=True,
                      help="Longest wait before a retry, Retry-After included."),
+        click.option("--stall-timeout", type=click.FloatRange(min=0.01), metavar="S", default=_DEFAULTS.stall_timeout,
+                     show_default=True,
+                     help="A response that sends no bytes for this long has stalled: it fails (a body already "
+                          "being read is not tried again, its siblings go on)."),
         click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), metavar="N", default=8,
                      show_default=True, help=f"Sitemaps fetched at the same time (at most {MAX_CONCURRENCY}; at "
                                              "most 4 connections per host)."),
@@ -72,6 +78,7 @@ def settings_from(values: dict[str, Any]) -> FetchSettings:
         retries=values["retries"],
         backoff=values["retry_backoff"],
         retry_after_max=values["max_retry_wait"],
+        stall_timeout=values.get("stall_timeout", _DEFAULTS.stall_timeout),
         concurrency=values["concurrency"],
         max_bytes=values["max_bytes"],
         max_depth=values["max_depth"],

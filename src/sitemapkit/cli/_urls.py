@@ -201,6 +201,13 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                             entries = _first_seen(event.entries, seen) if unique else event.entries
                             # a file's runs are named by the source as given ("<stdin>" for -), as single events
                             out.write_many(entries, event.sitemap if is_url else name)
+                            if event.refs and not (walked and fmt == "text"):  # an index's children, as read
+                                for ref in event.refs:
+                                    if unique:
+                                        if ref.loc in seen:
+                                            continue
+                                        seen.add(ref.loc)
+                                    out.write(ref, name)
                             for problem in event.problems:
                                 failed = failed or problem.severity is Severity.ERROR
                                 stream.flush()

@@ -32,8 +32,9 @@ from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._cache import HttpCache
-from sitemapkit.fetch._decode import DecodedBody, read_body
+from sitemapkit.fetch._decode import BodyDecoder, DecodedBody, read_body, refuse_oversized
 from sitemapkit.fetch._retry import RetryPolicy, parse_retry_after
+from sitemapkit.fetch._stream import ClientStats, HttpStream, StreamLimits
 from sitemapkit.fetch._transports import (
     AddressRefusedError,
     AiohttpTransport,
@@ -43,7 +44,7 @@ from sitemapkit.fetch._transports import (
     TransportRequest,
 )
 
-__all__ = ["DEFAULT_USER_AGENT", "ClientStats", "HttpClient", "HttpResponse"]
+__all__ = ["DEFAULT_USER_AGENT", "ClientStats", "HttpClient", "HttpResponse", "HttpStream"]
 
 
 
@@ -91,17 +92,6 @@ class HttpResponse:
 
 
 # --------------------------------------------------------------------------------------------------- client
-
-
-@dataclass
-class ClientStats:
-    """Counters kept by an :class:`HttpClient` (for progress display and benchmarks)."""
-
-    requests: int = 0
-    retries: int = 0
-    wire_bytes: int = 0
-    body_bytes: int = 0
-    cache_hits: int = 0
 
 
 def _host_key(url: str) -> str:
@@ -210,6 +200,98 @@ class HttpClient:
                                      retryable=False) from None
             raise
 
+    async def stream(self, url: str, *, headers: Mapping[str, str] | None = None,
+                     max_bytes: int | None = None) -> HttpStream:
+        """GET ``url`` following redirects, and hand back the final response before its body is read: the
+        caller reads :meth:`HttpStream.chunks` as they arrive (and closes the stream). Retries, the address
+        policy and redirects work as for :meth:`get`, up to the final response's headers; once its body is
+        being read a failure is not retried (the caller has had part of it). ``deadline`` bounds everything,
+        the body's reads included; a read that waits longer than ``Timeouts.read`` fails ("stalled"). With a
+        cache, the body is fetched whole (:meth:`get`) and handed out in one piece."""
+        budget = self.max_bytes if max_bytes is None else max_bytes
+        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        deadline_at = None if self.deadline is None else loop.time() + self.deadline
+        if self.cache is not None:
+            resp = await self.get(url, headers=headers, max_bytes=budget)
+            return HttpStream(url, resp.final_url, resp.status, resp.headers, resp.redirects, started,
+                              resp.attempts, self.stream_limits(), deadline_at, body=resp.body,
+                              from_cache=resp.from_cache)
+        try:
+            async with asyncio.timeout_at(deadline_at) as scope:
+                return await self._stream(url, headers, budget, deadline_at, started)
+        except TimeoutError:
+            if scope.expired():
+                raise TransportError(f"timed out after {self.deadline:g} s (total deadline)", url=url,
+                                     retryable=False) from None
+            raise
+
+    async def _stream(self, url: str, headers: Mapping[str, str] | None, budget: int, deadline_at: float | None,
+                      started: float) -> HttpStream:
+        redirects: list[tuple[str, int]] = []
+        seen = {url}
+        current = url
+        request_headers = {**self.default_headers, **(headers or {})}
+        while True:
+            self._check_address(current, url)
+            request = TransportRequest("GET", current, request_headers, self.timeouts, None)
+            attempt = 0
+            while True:
+                slot = self._slot(current)
+                await slot.acquire()  # held while the body is read: released by HttpStream.aclose
+                try:
+                    self.stats.requests += 1
+                    response = await self.transport.send(request)
+                except TransportError as exc:
+                    slot.release()
+                    if not exc.retryable or attempt >= self.retry.max_retries:
+                        raise
+                    if not await self._backoff(attempt, None, deadline_at):
+                        raise
+                    attempt += 1
+                    continue
+                except BaseException:
+                    slot.release()
+                    raise
+                resp_headers = dict(response.headers)
+                status = response.status
+                location = resp_headers.get("location")
+                redirect = status in _REDIRECT_STATUSES and bool(location)
+                if not redirect and not (status in self.retry.statuses and attempt < self.retry.max_retries):
+                    try:
+                        refuse_oversized(resp_headers, url=current, budget=budget)
+                    except BaseException:
+                        await response.aclose()
+                        slot.release()
+                        raise
+                    decoder = BodyDecoder(resp_headers, url=current, budget=budget)
+                    return HttpStream(url, current, status, resp_headers, tuple(redirects), started, attempt + 1,
+                                      self.stream_limits(), deadline_at, response=response, decoder=decoder, slot=slot)
+                try:  # a redirect or a status to retry: its body is read (under the budget) and dropped
+                    decoded = await read_body(response, resp_headers, url=current, budget=budget, truncate=True,
+                                              check_length=False, stall=self.timeouts.read)
+                    self.stats.wire_bytes += decoded.wire
+                finally:
+                    await response.aclose()
+                    slot.release()
+                if redirect:
+                    break
+                if not await self._backoff(attempt, resp_headers.get("retry-after"), deadline_at):
+                    return HttpStream(url, current, status, resp_headers, tuple(redirects), started, attempt + 1,
+                                      self.stream_limits(), deadline_at, body=decoded.body)
+                attempt += 1
+            assert location is not None
+            target = urljoin(current, location.strip())
+            if urlsplit(target).scheme.lower() not in ("http", "https"):
+                raise FetchError(f"redirect to a non-HTTP URL {target!r}", url=url)
+            redirects.append((current, status))
+            if target in seen:
+                raise TooManyRedirectsError(f"redirect loop: {current} -> {target}", url=url)
+            if len(redirects) > self.max_redirects:
+                raise TooManyRedirectsError(f"more than {self.max_redirects} redirects", url=url)
+            seen.add(target)
+            current = target
+
     async def send(self, method: str, url: str, *, data: bytes | None = None,
                    headers: Mapping[str, str] | None = None, max_bytes: int | None = None) -> HttpResponse:
         """One request with a body (POST, PUT): what submitting to search engines and hubs needs. Redirects are
@@ -231,6 +313,10 @@ class HttpClient:
             raise
         return HttpResponse(url=url, final_url=url, status=status, headers=resp_headers, body=body,
                             elapsed=time.monotonic() - started, wire_bytes=wire, attempts=attempts, truncated=cut)
+
+    def stream_limits(self) -> StreamLimits:
+        """What bounds the reads of a body this client streams (see :class:`HttpStream`)."""
+        return StreamLimits(self.timeouts.read, self.deadline, self.stats)
 
     def _check_address(self, url: str, asked: str) -> None:
         if self.address_policy is not None:
@@ -330,7 +416,8 @@ class HttpClient:
             headers = dict(response.headers)
             status = response.status
             decoded = await read_body(response, headers, url=request.url, budget=budget, truncate=truncate,
-                                      check_length=status not in _REDIRECT_STATUSES, as_parts=as_parts)
+                                      check_length=status not in _REDIRECT_STATUSES, as_parts=as_parts,
+                                      stall=self.timeouts.read)
             self.stats.wire_bytes += decoded.wire
             self.stats.body_bytes += len(decoded.body) if decoded.parts is None else sum(map(len, decoded.parts))
             return status, headers, decoded

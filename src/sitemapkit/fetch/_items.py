@@ -42,11 +42,14 @@ class SitemapSeed:
 @dataclass(frozen=True, slots=True)
 class EntryBatch:
     """URL entries parsed from ``sitemap`` (its requested URL), in document order; with
-    ``WalkOptions.stream_problems``, the problems found meanwhile too."""
+    ``WalkOptions.stream_problems``, the problems found meanwhile too; ``refs``: the child sitemaps an index
+    lists, as the reader gave them (lastmod included), streamed as they are read (an index of a million
+    children is never held whole)."""
 
     sitemap: str
     entries: tuple[UrlEntry, ...]
     problems: tuple[Problem, ...] = ()
+    refs: tuple[SitemapRef, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +57,9 @@ class SitemapNode:
     """One sitemap of the tree, once it is done.
 
     ``kind`` is None when nothing could be read; ``status`` None when no response came; ``entries`` counts URL
-    entries, ``children`` the sitemap URLs an index lists (in document order; ``child_refs`` the same as the
-    reader gave them, lastmod included); ``size`` is the document size
+    entries, ``children`` the sitemap URLs an index lists (in document order; at most 50,000, or
+    ``max_sitemaps`` when that is more: ``child_count`` counts them all; the refs themselves, lastmod included,
+    went out in :attr:`EntryBatch.refs` as they were read; ``child_refs`` is kept empty); ``size`` is the document size
     (Content-Encoding undone; ``bytes`` in JSON), ``wire_bytes`` what was downloaded; ``problems`` holds fetch
     and reader problems (at most ``max_problems_per_sitemap``; ``problem_count`` counts them all)."""
 
@@ -77,6 +81,7 @@ class SitemapNode:
     from_cache: bool = False
     body: bytes | None = field(default=None, repr=False)
     child_refs: tuple[SitemapRef, ...] = field(default=(), repr=False)
+    child_count: int = 0
 
     @property
     def ok(self) -> bool:

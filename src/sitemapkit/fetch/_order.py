@@ -7,9 +7,10 @@ files one after the other gives. :class:`Sequencer` lets a job wait for its turn
 fetching meanwhile. A job's children are added before the job is marked done, so the smallest key not done yet is
 always the one whose turn it is.
 
-:class:`HeldBytes` bounds what waiting costs: a fetched body waits for its turn whole, so a job ahead of its turn
-starts a fetch only while the bodies held leave room for one more under a byte budget. The job whose turn it is
-never waits for room, so the walk cannot stall, and the order is the same whatever the budget.
+:class:`HeldBytes` bounds what waiting costs: a body fetched ahead of its turn waits for it in memory, so a job
+ahead of its turn reads its body only while the bodies held fit a byte budget. The job whose turn it is never waits
+for room (it streams its body into the reader), so the walk cannot stall, and the order is the same whatever the
+budget.
 """
 
 from __future__ import annotations
@@ -65,27 +66,30 @@ class Sequencer:
 
 
 class HeldBytes:
-    """The bytes of fetched bodies not yet read by the walk, bounded for the jobs ahead of their turn.
+    """The bytes of bodies fetched ahead of their turn and not yet read by the walk, bounded by ``budget``.
 
-    ``await admit(key)`` before a fetch: the job whose turn it is (``order.current()``) goes at once; a job
-    ahead of its turn goes when no job before it is waiting here (fetches start in document order, so a body
-    fetched far ahead does not sit there for long) and either the bodies held, plus the fetches under way, plus
-    its own leave ``budget`` bytes or less, or nothing at all is held or under way. Sizes are only known once
-    fetched, so a fetch under way counts as the largest body among its siblings (the sitemaps of the same index,
-    or the seeds) fetched so far, and as the whole budget before any: an index is no guide to its children's
-    size. ``fetched`` books the real size, ``release`` the bytes the reader is done with (a body is freed piece by
-    piece as it is read). So the next sitemap is fetched while the current one is read once what is left of it
-    leaves room, many small ones are fetched at once (up to the walk's concurrency), and the bytes held stay
-    under about ``budget``, or one body larger than its siblings before it. ``peak`` records the most held at
-    once. ``budget=None`` bounds nothing (nor need an unordered walk: nothing waits there)."""
+    The job whose turn it is (``order.current()``) streams its body straight into the reader: nothing of it is
+    held. A job ahead of its turn reads its body into memory, as it arrives, while it fits: ``await admit(key)``
+    before its request goes when no job before it is waiting here (fetches start in document order) and either the
+    bytes held, plus those expected from the fetches under way, plus its own leave ``budget`` bytes or less, or
+    nothing at all is held or expected. What a fetch is expected to bring is the largest body among its siblings
+    (the sitemaps of the same index, or the seeds) fetched so far, and nothing before any is known: so children of
+    unknown size (the first ones an index lists) are all fetched at once, up to the walk's concurrency, and a
+    child that stalls does not hold up its siblings. :meth:`grow` books each piece as it arrives and refuses one
+    that would take the bytes held past ``budget``: the fetch is then dropped (its bytes released) and made again
+    when its turn comes, streamed. :meth:`finish` ends a fetch, :meth:`release` frees what the reader is done
+    with (a body held ahead is freed piece by piece as it is read). So the bytes held never exceed ``budget``
+    (``peak`` records the most held at once), and a large sitemap costs at most one refused read-ahead.
+    ``budget=None`` bounds nothing (nor need an unordered walk: nothing waits there)."""
 
     def __init__(self, order: Sequencer, budget: int | None) -> None:
         self.order = order
         self.budget = budget
         self.held = 0
-        self.underway = 0  # the bytes counted for the fetches under way
+        self.underway = 0  # the bytes still expected from the fetches under way (see admit)
         self.largest: dict[Key, int] = {}  # the largest body fetched so far, by parent (an index's key, or ())
         self.peak = 0
+        self._expected: dict[Key, int] = {}
         self._waiting: set[Key] = set()
         self._changed = asyncio.Event()
         order.on_done = self._wake
@@ -94,12 +98,19 @@ class HeldBytes:
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def admit(self, key: Key) -> int:
-        """Wait until ``key`` may fetch; returns the bytes counted for its fetch, to hand back to
-        :meth:`fetched`."""
+    @property
+    def bounded(self) -> bool:
+        return self.budget is not None and self.order.ordered
+
+    def ahead(self, key: Key) -> bool:
+        """True while ``key``'s turn has not come (its body must then be held, not streamed)."""
+        return self.order.ordered and self.order.current() != key
+
+    async def admit(self, key: Key) -> None:
+        """Wait until ``key`` may fetch (at once when it is its turn)."""
         if self.budget is None or not self.order.ordered:
-            return 0
-        guess = self.largest.get(key[:-1]) or self.budget
+            return
+        guess = self.largest.get(key[:-1], 0)
         if self.order.current() != key:
             self._waiting.add(key)
             try:
@@ -108,22 +119,38 @@ class HeldBytes:
                     if room and key == min(self._waiting):
                         break
                     await self._changed.wait()
-                    guess = self.largest.get(key[:-1]) or self.budget
+                    guess = self.largest.get(key[:-1], 0)
             finally:
                 self._waiting.discard(key)
                 self._wake()  # the next one waiting may go now
+        self._expected[key] = self._expected.get(key, 0) + guess
         self.underway += guess
-        return guess
 
-    def fetched(self, key: Key, counted: int, size: int) -> None:
-        """The fetch of ``key``, admitted with ``counted``, ended with a body of ``size`` bytes (0: it failed)."""
-        self.underway -= counted
+    def grow(self, key: Key, size: int) -> bool:
+        """Book ``size`` more bytes of ``key``'s body, read ahead of its turn; False (nothing booked) when they
+        would take the bytes held past the budget."""
+        expected = self._expected.get(key, 0)
+        took = min(expected, size)
+        if self.budget is not None and self.held + self.underway - took + size > self.budget:
+            return False
+        if took:
+            self._expected[key] = expected - took
+            self.underway -= took
         self.held += size
-        if size > self.largest.get(key[:-1], 0):
-            self.largest[key[:-1]] = size
         self.peak = max(self.peak, self.held)
-        if counted > size:
-            self._wake()
+        return True
+
+    def book(self, size: int) -> None:
+        """Book a body fetched elsewhere (handed over by discovery), whole."""
+        self.held += size
+        self.peak = max(self.peak, self.held)
+
+    def finish(self, key: Key, size: int | None) -> None:
+        """The fetch of ``key`` ended; ``size``: its body's size (None: it failed or was dropped)."""
+        self.underway -= self._expected.pop(key, 0)
+        if size is not None and size > self.largest.get(key[:-1], 0):
+            self.largest[key[:-1]] = size
+        self._wake()
 
     def release(self, size: int) -> None:
         """The reader is done with ``size`` bytes of a body (or a body is dropped unread)."""
@@ -143,6 +170,15 @@ class HeldBody:
         self.size = sum(map(len, parts))
         self.left = self.size
         self._held = held
+
+    def pieces(self) -> Iterator[bytes]:
+        """The pieces in turn, each dropped (and released) as it is handed out."""
+        parts = self.parts
+        parts.reverse()  # taken from the end: no list shifting
+        while parts:
+            part = parts.pop()
+            self._drop(len(part))
+            yield part
 
     def head(self, n: int) -> bytes:
         """The first ``n`` bytes (fewer when the body is shorter)."""

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Location, Problem
@@ -66,7 +65,8 @@ class FetchSettings:
 
     ``timeout`` is the total deadline for fetching one URL: connecting, reading, redirects, retries and the waits
     between them (a retry that could not finish in time is not tried); within it, an attempt also fails after
-    10 s without a connection or 30 s without bytes (or ``timeout`` when smaller). ``backoff`` is the first retry
+    10 s without a connection or ``stall_timeout`` seconds without bytes (a stall; or ``timeout`` when smaller).
+    ``backoff`` is the first retry
     wait; ``allow_private_addresses`` lets child sitemaps and redirects reach loopback, private, link-local and
     other special addresses (by default only the class of a seed's own address is allowed, see
     :class:`~sitemapkit.fetch._addresses.AddressPolicy`); ``transport`` lets tests inject a
@@ -77,6 +77,7 @@ class FetchSettings:
     retries: int = 3
     backoff: float = 0.5
     retry_after_max: float = 60.0
+    stall_timeout: float = 30.0  # fetch._transports.STALL_TIMEOUT (not imported here: the HTTP side loads late)
     concurrency: int = 8
     per_host_limit: int = 4
     max_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
@@ -102,7 +103,7 @@ class FetchSettings:
         return HttpClient(
             transport=self.transport,
             user_agent=self.user_agent,
-            timeouts=Timeouts(connect=min(self.timeout, 10.0), read=min(self.timeout, 30.0), total=None),
+            timeouts=Timeouts(connect=min(self.timeout, 10.0), read=min(self.timeout, self.stall_timeout), total=None),
             deadline=self.timeout,
             address_policy=self.address_policy(seeds),
             retry=RetryPolicy(max_retries=self.retries, backoff_base=self.backoff,
@@ -280,16 +281,8 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
 
 
 def _node_events(node: SitemapNode) -> Iterator[SourceEvent]:
-    """The end of a fetched document. Its problems were streamed already (``WalkOptions.stream_problems``): the
-    node only holds a capped copy of them."""
-    if node.child_refs:
-        yield from node.child_refs  # as the reader gave them: lastmod included, as from a file
-    else:
-        for child in node.children:
-            try:
-                yield SitemapRef(child)
-            except InvalidEntryError:  # children were valid refs when read; never expected
-                continue
+    """The end of a fetched document. Its problems and child sitemaps were streamed already (in
+    :class:`EntryBatch`, ``WalkOptions.stream_problems``): the node only holds a capped copy of them."""
     yield DocumentDone(node.url, node.kind, node.entries, node.body, node)
 
 
@@ -341,6 +334,7 @@ def open_sources(
                     yield item
                 else:
                     yield from item.entries
+                    yield from item.refs
                     yield from item.problems
             elif isinstance(item, SitemapNode):
                 if on_item is not None:

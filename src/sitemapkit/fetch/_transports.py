@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # aiohttp is imported when the default transport is first use
 
 __all__ = [
     "CHUNK",
+    "STALL_TIMEOUT",
     "AddressRefusedError",
     "AiohttpTransport",
     "MockHandler",
@@ -36,6 +37,9 @@ __all__ = [
 
 #: Bytes read from a connection at a time.
 CHUNK = 64 * 1024
+#: Seconds without a byte after which a response has stalled (``Timeouts.read``; ``--stall-timeout``): the read
+#: fails. Bounded per read, not per body: a slow but steady server is not cut off (the total deadline is).
+STALL_TIMEOUT = 30.0
 
 
 class TransportError(FetchError):
@@ -60,12 +64,13 @@ class AddressRefusedError(TransportError):
 
 @dataclass(frozen=True, slots=True)
 class Timeouts:
-    """Seconds. ``connect``: establishing a connection; ``read``: the longest wait for the next bytes;
+    """Seconds. ``connect``: establishing a connection; ``read``: the longest wait for the next bytes (a stall;
+    the client enforces it on every read of a body, whatever the transport);
     ``total``: one attempt, headers and body (None = unbounded). For a deadline over a whole fetch, retries
     included, see ``HttpClient(deadline=...)``."""
 
     connect: float = 10.0
-    read: float = 30.0
+    read: float = STALL_TIMEOUT
     total: float | None = 300.0
 
 

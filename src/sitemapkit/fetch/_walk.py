@@ -10,10 +10,13 @@ done (a parent's node always comes before its children's). Safety:
 - a bounded number of concurrent fetches, and a bounded output queue, so memory stays flat however large the
   tree (the consumer's pace drives the walk);
 - document order: sitemaps are fetched concurrently but handed over one at a time, in the order reading the
-  files one after the other gives (see :mod:`sitemapkit.fetch._order`): a fetched body waits for its turn, and a
-  sitemap ahead of its turn is fetched only while the bodies waiting fit in ``WalkOptions.max_bytes_ahead``
-  (the one whose turn it is always goes), so large sitemaps do not pile up; each body is freed piece by piece
-  as the reader takes it;
+  files one after the other gives (see :mod:`sitemapkit.fetch._order`): the sitemap whose turn it is streams its
+  body into the reader as it arrives (Content-Encoding undone piece by piece: a bomb is never held); one ahead
+  of its turn reads its body into memory only while the bodies waiting fit in ``WalkOptions.max_bytes_ahead``
+  (else it is fetched again, streamed, at its turn), so large sitemaps do not pile up; each body is freed piece
+  by piece as the reader takes it;
+- an index's child sitemaps are handed over as they are read (:attr:`EntryBatch.refs`), never held as a list
+  beyond what may be fetched;
 - one failing child never stops the walk: every failure becomes a :class:`~sitemapkit.Problem` (SM5xx) on that
   sitemap's node.
 
@@ -23,8 +26,8 @@ Bodies are handed to the reader, which sniffs the bytes: neither Content-Type no
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,6 +37,7 @@ from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Location, Problem
 from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
+from sitemapkit.fetch._bodies import Body, open_body, sliced, steps
 from sitemapkit.fetch._codes import (
     SM501,
     SM502,
@@ -52,10 +56,11 @@ from sitemapkit.fetch._codes import (
     SM516,
 )
 from sitemapkit.fetch._decode import ResponseTooLargeError
-from sitemapkit.fetch._http import HttpClient, HttpResponse
+from sitemapkit.fetch._http import HttpClient
 from sitemapkit.fetch._items import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem
 from sitemapkit.fetch._order import HeldBody, HeldBytes, Key, Sequencer
 from sitemapkit.fetch._robots import url_key
+from sitemapkit.fetch._stream import HttpStream
 from sitemapkit.fetch._transports import AddressRefusedError
 from sitemapkit.read import DocumentKind, SitemapParser
 
@@ -131,6 +136,11 @@ class _Collector:
         return out
 
 
+#: The child sitemaps a node keeps (``SitemapNode.children``; ``child_count`` counts them all), and the most
+#: children of one index looked at for scheduling when more sitemaps are allowed: the protocol's limit for an index.
+_NODE_CHILDREN = 50_000
+
+
 _END = object()
 # Bytes handed to the parser at a time. Compressed bodies get smaller slices: 16 KiB of gzip can inflate to
 # ~5,000 entries, and every entry of a slice is alive at once (per concurrent worker) until the consumer takes it.
@@ -143,6 +153,7 @@ class _Walker:
         self.client = client
         self.opts = options
         self.visited: set[str] = set()
+        self.child_cap = max(_NODE_CHILDREN, options.max_sitemaps)
         self.scheduled = 0
         self.urls = 0
         self.stopped = False
@@ -165,9 +176,11 @@ class _Walker:
         return None
 
     def schedule_children(self, parent: Key, node_url: str, final_url: str, kind: DocumentKind, depth: int,
-                          children: list[str], problems: _Collector) -> list[_Job]:
+                          children: list[str], problems: _Collector, listed: int = 0) -> list[_Job]:
+        """Jobs for ``children`` (the first of the ``listed`` ones an index lists: those beyond were not kept,
+        and count as skipped by the sitemap limit)."""
         jobs: list[_Job] = []
-        skipped_limit = 0
+        skipped_limit = max(0, listed - len(children))
         host = (urlsplit(final_url).hostname or "").lower()
         for i, child in enumerate(children):
             key = url_key(child)
@@ -227,12 +240,9 @@ class _Walker:
             if child_host != job.parent_host:
                 problems.add(SM511.problem(Location(seed.url, loc=seed.url),
                                            f"listed by {job.parent} on host {job.parent_host}"))
+        body: Body | None = None
         try:
-            if seed.response is not None:
-                resp = seed.response
-                self.held.fetched(job.key, 0, len(resp.body) if resp.parts is None else sum(map(len, resp.parts)))
-            else:
-                resp = await self._fetch(job)
+            body = await (self._handed(job) if seed.response is not None else self._fetch(job))
         except FetchError as exc:
             code = (SM515 if isinstance(exc, AddressRefusedError) else SM503 if isinstance(exc, TooManyRedirectsError)
                     else SM504 if isinstance(exc, ResponseTooLargeError) else SM501)
@@ -241,36 +251,39 @@ class _Walker:
             await self.order.turn(job.key)
             await self._emit_node(node(), problems)
             return
-        body = HeldBody([resp.body] if resp.parts is None else list(resp.parts), self.held)
-        if resp.parts is not None:
-            resp = dataclasses.replace(resp, parts=None)  # the pieces live in ``body`` only: freed as read
         try:
             await self.order.turn(job.key)  # fetched: now wait until the sitemaps before this one are handed over
             if not self.stopped:  # else the URL limit was reached by a sitemap before this one
-                await self._hand_over(job, resp, body, problems, node)
+                await self._hand_over(job, body, problems, node)
         finally:
-            body.drop()
+            await body.close()
 
-    async def _fetch(self, job: _Job) -> HttpResponse:
-        """GET a sitemap once :class:`HeldBytes` lets it go (at once when it is its turn)."""
-        counted = await self.held.admit(job.key)
-        size = 0
-        try:
-            resp = await self.client.get(job.seed.url, max_bytes=self.opts.max_bytes,
-                                         as_parts=not self.opts.keep_bodies)
-            size = len(resp.body) if resp.parts is None else sum(map(len, resp.parts))
-            return resp
-        finally:
-            self.held.fetched(job.key, counted, size)
+    async def _handed(self, job: _Job) -> Body:
+        """A body discovery already fetched (whole)."""
+        resp = job.seed.response
+        assert resp is not None
+        parts = [resp.body] if resp.parts is None else list(resp.parts)
+        held = HeldBody(parts, self.held)
+        self.held.book(held.size)
+        stream = HttpStream(resp.url, resp.final_url, resp.status, resp.headers, resp.redirects,
+                            time.monotonic() - resp.elapsed, resp.attempts, self.client.stream_limits(), None,
+                            from_cache=resp.from_cache, wire=resp.wire_bytes)
+        return Body(stream, held, None)
 
-    async def _hand_over(self, job: _Job, resp: HttpResponse, body: HeldBody, problems: _Collector,
+    async def _fetch(self, job: _Job) -> Body:
+        """Open a sitemap's response once :class:`HeldBytes` lets it go (see :func:`open_body`)."""
+        return await open_body(self.client, self.held, self.order, job.key, job.seed.url, self.opts.max_bytes)
+
+    async def _hand_over(self, job: _Job, body: Body, problems: _Collector,
                          node: Callable[..., SitemapNode]) -> None:
         seed = job.seed
-        meta: dict[str, Any] = {
-            "final_url": resp.final_url, "status": resp.status, "size": body.size,
-            "wire_bytes": resp.wire_bytes, "elapsed": resp.elapsed, "redirects": resp.redirects,
-            "from_cache": resp.from_cache,
-        }
+        resp = body.stream
+
+        def meta() -> dict[str, Any]:
+            return {"final_url": resp.final_url, "status": resp.status, "size": body.size,
+                    "wire_bytes": resp.wire_bytes, "elapsed": resp.elapsed, "redirects": resp.redirects,
+                    "from_cache": resp.from_cache}
+
         if resp.redirects:
             problems.add(SM512.problem(Location(seed.url), f"redirected to {resp.final_url} "
                                        f"({', '.join(str(s) for _, s in resp.redirects)})"))
@@ -279,50 +292,67 @@ class _Walker:
             if any(k in self.visited for k in keys):
                 problems.add(SM506.problem(Location(seed.url), f"redirects to {resp.final_url}, which was already "
                                                                "visited; not read again"))
-                await self._emit_node(node(**meta), problems)
+                await self._emit_node(node(**meta()), problems)
                 return
             self.visited.update(keys)
         if not resp.ok:
             problems.add(SM502.problem(Location(resp.final_url), f"HTTP status {resp.status}"))
-            await self._emit_node(node(**meta), problems)
+            await self._emit_node(node(**meta()), problems)
             return
-        kind, entries, children, elapsed_parse = await self._parse(seed.url, resp, body, problems)
-        meta["elapsed"] = resp.elapsed + elapsed_parse
+        kept: list[bytes] | None = [] if self.opts.keep_bodies else None
+        kind, entries, children, child_count = await self._parse(seed.url, job, resp, body, problems, kept)
         if kind is DocumentKind.INDEX and job.parent_kind is DocumentKind.INDEX:
             problems.add(SM510.problem(Location(resp.final_url), f"this index is listed by the index {job.parent}"))
-        jobs: list[_Job] = []
-        if children and self.opts.follow and not self.stopped:
-            jobs = self.schedule_children(job.key, seed.url, resp.final_url, kind or DocumentKind.INDEX,
-                                          job.depth, [ref.loc for ref in children], problems)
-        await self._emit_node(node(**meta, kind=kind, entries=entries, children=tuple(r.loc for r in children),
-                                   child_refs=tuple(children), body=resp.body if self.opts.keep_bodies else None),
+        jobs = [] if self.stopped else self.schedule_children(
+            job.key, seed.url, resp.final_url, kind or DocumentKind.INDEX, job.depth,
+                                      children, problems, child_count) if children and self.opts.follow else []
+        await self._emit_node(node(**meta(), kind=kind, entries=entries, children=tuple(children or ()),
+                                   child_count=child_count,
+                                   body=b"".join(kept) if kept is not None and not body.broken else None),
                               problems)
         for j in jobs:
             self.jobs.put_nowait((j.key, j))
 
-    async def _parse(self, url: str, resp: HttpResponse, body: HeldBody, problems: _Collector
-                     ) -> tuple[DocumentKind | None, int, list[SitemapRef], float]:
-        loop = asyncio.get_running_loop()
-        started = loop.time()
+    async def _parse(self, url: str, job: _Job, resp: HttpStream, body: Body, problems: _Collector,
+                     kept: list[bytes] | None) -> tuple[DocumentKind | None, int, list[str] | None, int]:
+        """Feed the body to the reader as it comes; returns the kind, the number of entries, the child sitemaps
+        to schedule (at most ``max_sitemaps`` of them are kept: an index of a million children never is held;
+        None when they are not followed) and how many children were listed."""
         source = resp.final_url
         entries = 0
-        children: list[SitemapRef] = []
+        child_count = 0
+        follow = self.opts.follow and not self.stopped
+        children: list[str] | None = [] if follow else None
+        listed: list[str] = []  # what the node shows when children are not followed (at most _NODE_CHILDREN)
         kind: DocumentKind | None = None
         limit = self.opts.max_urls
         parser: Any = None
-        head = body.head(HEAD_BYTES)
-        if looks_binary(head, complete=body.size <= HEAD_BYTES):
-            problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
-                                                         f"{resp.headers.get('content-type', 'none')!r})"))
-            return DocumentKind.UNKNOWN, 0, children, loop.time() - started
+        pieces = body.pieces()
+        lead: list[bytes] = []
+        got = 0
         try:
+            while got < HEAD_BYTES:
+                try:
+                    piece = await pieces.__anext__()
+                except StopAsyncIteration:
+                    break
+                lead.append(piece)
+                got += len(piece)
+            head = b"".join(lead)[:HEAD_BYTES] if len(lead) != 1 else lead[0][:HEAD_BYTES]
+            if looks_binary(head, complete=got <= HEAD_BYTES):
+                if kept is not None:
+                    kept.extend(lead)
+                problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
+                                                             f"{resp.headers.get('content-type', 'none')!r})"))
+                return DocumentKind.UNKNOWN, 0, None, 0
             parser = SitemapParser(source, max_decompressed_bytes=self.opts.max_bytes)
             step = _GZIP_SLICE if head[:2] == b"\x1f\x8b" else _SLICE
             del head
             # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
-            for events in _steps(parser, body.slices(step)):
+            async for events in steps(parser, sliced(lead, pieces, step, kept)):
                 # The common case, a slice of URL entries only, in one pass; anything else takes the loop below.
                 batch: list[UrlEntry] = [ev for ev in events if ev.__class__ is UrlEntry]
+                refs: list[SitemapRef] = []
                 if len(batch) != len(events):
                     batch = []
                     for ev in events:
@@ -330,9 +360,16 @@ class _Walker:
                         if isinstance(item, UrlEntry):
                             batch.append(item)
                         elif isinstance(item, SitemapRef):
-                            children.append(item)
+                            refs.append(item)
                         elif isinstance(item, Problem):
                             problems.add(item)
+                if refs:
+                    child_count += len(refs)
+                    if children is not None:
+                        if len(children) < self.child_cap:
+                            children.extend(r.loc for r in refs[: self.child_cap - len(children)])
+                    elif len(listed) < _NODE_CHILDREN:
+                        listed.extend(r.loc for r in refs[: _NODE_CHILDREN - len(listed)])
                 if limit is not None and batch and self.urls + len(batch) >= limit:
                     batch = batch[: max(0, limit - self.urls)]
                     if not self.stopped:
@@ -340,14 +377,22 @@ class _Walker:
                     self.stopped = True
                 entries += len(batch)
                 self.urls += len(batch)
-                if (batch and self.opts.yield_entries) or problems.pending:
+                if (batch and self.opts.yield_entries) or problems.pending or refs:
                     await self.out.put(EntryBatch(url, tuple(batch) if self.opts.yield_entries else (),
-                                                  problems.take()))
+                                                  problems.take(), tuple(refs)))
                 else:
                     await asyncio.sleep(0)  # let other fetches progress between slices
                 if self.stopped:
                     break
             kind = parser.kind
+        except ResponseTooLargeError as exc:
+            problems.add(SM504.problem(Location(source), exc.reason))
+            kind = getattr(parser, "kind", None)
+            body.broken = True  # not the whole document: no bytes on the node (as when it could not be fetched)
+        except FetchError as exc:  # the body broke off, stalled, or its Content-Encoding is corrupt
+            problems.add(SM501.problem(Location(source), exc.reason))
+            kind = getattr(parser, "kind", None)
+            body.broken = True
         except InputError as exc:
             problems.add((SM504 if "budget" in str(exc) or "limit" in str(exc).lower() else SM513).problem(
                 Location(source), str(exc)))
@@ -356,24 +401,18 @@ class _Walker:
             problems.add(SM513.problem(Location(source), str(exc)))
         except Exception as exc:  # one broken document never stops the walk
             problems.add(SM513.problem(Location(source), f"{type(exc).__name__}: {exc}"))
+        finally:
+            await pieces.aclose()
         if kind is not None and not kind.is_sitemap:
             what = "an HTML page" if kind is DocumentKind.HTML else "not a recognised sitemap format"
             problems.add(SM505.problem(Location(source), f"{what} (status {resp.status}, Content-Type "
                                                          f"{resp.headers.get('content-type', 'none')!r})"))
-        return kind, entries, children, loop.time() - started
+        return kind, entries, children if children is not None else listed, child_count
 
     async def _emit_node(self, node: SitemapNode, problems: _Collector | None = None) -> None:
         if problems is not None and problems.pending:
             await self.out.put(EntryBatch(node.url, (), problems.take()))
         await self.out.put(node)
-
-
-def _steps(parser: SitemapParser, pieces: Iterator[bytes]) -> Iterator[list[Any]]:
-    """The parser's event lists, piece by piece, then its last ones (each piece is taken only when the events of
-    the one before have been handed over)."""
-    for piece in pieces:
-        yield from parser.feed_steps(piece)
-    yield from parser.close_steps()
 
 
 async def walk(

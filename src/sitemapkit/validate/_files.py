@@ -128,21 +128,21 @@ def children(ctx: FileContext, job: Job, queue: list[Job]) -> list[Job]:
     if ctx.sitemap_url is not None:
         path = urlsplit(ctx.sitemap_url).path
         base_dir = (origin_of(ctx.sitemap_url) or "") + path[: path.rfind("/") + 1]
-    missing: list[tuple[str, int | None, str]] = []
     names = {p.name for p in directory.iterdir() if p.is_file()}
     queued = {j.path.resolve(): j for j in queue}
-    for loc, line in ctx.child_locs:
+
+    def locate(loc: str) -> tuple[Path | None, str]:
         bare = loc.split("#", 1)[0].split("?", 1)[0]
         name = bare.rsplit("/", 1)[-1]
-        found: Path | None = None
         if base_dir is not None and bare.startswith(base_dir):
             rel = bare[len(base_dir):]
             if rel and "/" in rel and ".." not in rel.split("/") and (directory / rel).is_file():
-                found = directory / rel
-        if found is None and name in names:
-            found = directory / name
+                return directory / rel, name
+        return (directory / name if name in names else None), name
+
+    for loc, line in ctx.child_locs:
+        found, _ = locate(loc)
         if found is None:
-            missing.append((loc, line, str(directory / (name or "?"))))
             continue
         existing = queued.get(found.resolve())
         if existing is not None:
@@ -153,11 +153,15 @@ def children(ctx: FileContext, job: Job, queue: list[Job]) -> list[Job]:
         else:
             out.append(Job(found, str(found), loc, ctx, line))
     # Children are looked for only when the index comes with some of them: an index validated on its own (none
-    # of its children beside it) is not flooded with "missing" warnings.
+    # of its children beside it) is not flooded with "missing" warnings. The missing ones are found again then,
+    # not kept in a list: an index of a million children listed on its own costs no second copy of them.
     if out:
-        for loc, line, looked in missing:
-            ctx.report(C.CHILD_MISSING, f"{loc} is not next to the index (looked for {looked}): publish it or "
-                                        "remove the entry", line, None, loc)
+        for loc, line in ctx.child_locs:
+            found, name = locate(loc)
+            if found is None:
+                ctx.report(C.CHILD_MISSING, f"{loc} is not next to the index (looked for "
+                                            f"{directory / (name or '?')}): publish it or remove the entry", line,
+                           None, loc)
     return out
 
 
