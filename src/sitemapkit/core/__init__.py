@@ -35,6 +35,8 @@ from sitemapkit.core._extensions import (
 from sitemapkit.core._lastmod import LastMod, Precision, parse_lastmod_lenient
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
+    MAX_ALTERNATES_PER_URL,
+    MAX_CHILDREN_PER_KIND,
     MAX_IMAGES_PER_URL,
     MAX_INDEX_ENTRIES,
     MAX_LOC_LENGTH,
@@ -44,6 +46,7 @@ from sitemapkit.core._limits import (
     MAX_VIDEO_DESCRIPTION_LENGTH,
     MAX_VIDEO_DURATION,
     MAX_VIDEO_TAGS,
+    MAX_VIDEOS_PER_URL,
 )
 from sitemapkit.core._model import Changefreq, SitemapRef, UrlEntry, entry_from_dict, entry_to_dict
 from sitemapkit.core._problems import (
@@ -58,17 +61,21 @@ from sitemapkit.core._problems import (
     escape_json_controls,
     quote_value,
 )
+from sitemapkit.core._seen import SeenSet
 from sitemapkit.core._urls import iri_to_uri, normalize_loc
 
 __all__ = [
     "CODES",
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "MAX_ALTERNATES_PER_URL",
+    "MAX_CHILDREN_PER_KIND",
     "MAX_IMAGES_PER_URL",
     "MAX_INDEX_ENTRIES",
     "MAX_LOC_LENGTH",
     "MAX_NEWS_PER_SITEMAP",
     "MAX_SITEMAP_BYTES",
     "MAX_URLS_PER_SITEMAP",
+    "MAX_VIDEOS_PER_URL",
     "MAX_VIDEO_DESCRIPTION_LENGTH",
     "MAX_VIDEO_DURATION",
     "MAX_VIDEO_TAGS",
@@ -92,6 +99,7 @@ __all__ = [
     "ProblemCode",
     "PublishError",
     "Relationship",
+    "SeenSet",
     "Severity",
     "SitemapRef",
     "SitemapkitError",
