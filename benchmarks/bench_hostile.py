@@ -11,7 +11,8 @@ Cases (inputs built once under benchmarks/_work/hostile/, named by their size):
 * ``links``: one ``<url>`` with 1.2M ``xhtml:link`` alternates (~90 MB plain, ~3 MB gzip);
 * ``images``: one ``<url>`` with 1M ``image:image`` children;
 * ``text``: a text sitemap of 5.9M short distinct URLs (~100 MiB plain, gzip);
-* ``hreflang``: 200,000 ``<url>`` entries with 6 alternates each (one cluster of 6 pages per 6 entries).
+* ``hreflang``: 200,000 ``<url>`` entries with 6 alternates each (one cluster of 6 pages per 6 entries);
+* ``oneway``: 200,000 ``<url>`` entries listing themselves and 5 alternates that are not pages of the file.
 
 Each input goes through ``sitemapkit urls`` (output to /dev/null), ``urls --unique`` (text case) and
 ``sitemapkit validate`` in a subprocess with the environment of this process (set ``PYTHONPATH`` to choose the
@@ -90,9 +91,27 @@ def build_hreflang(dest: Path, n: int) -> int:
             out = []
             for j in range(start, min(n, start + 6000)):
                 base = j - j % 6
-                links = "".join(f'<xhtml:link rel="alternate" hreflang="{lang}" '
-                                f'href="https://example.com/{lang}/{base}"/>' for lang in langs)
-                out.append(f"<url><loc>https://example.com/{langs[j % 6]}/{base}</loc>{links}</url>\n")
+                links = "".join(f'<xhtml:link rel="alternate" hreflang="{lang}" href="https://e.co/{lang}/{base}"/>'
+                                for lang in langs)
+                out.append(f"<url><loc>https://e.co/{langs[j % 6]}/{base}</loc>{links}</url>\n")
+            yield "".join(out).encode()
+        yield TAIL
+    return _gzip_stream(dest, parts())
+
+
+def build_oneway(dest: Path, n: int) -> int:
+    """Each page lists itself and 5 other-language versions that are not pages of the file (no link returns)."""
+    langs = ("de", "fr", "es", "it", "nl")
+
+    def parts() -> Iterator[bytes]:
+        yield HEAD
+        for start in range(0, n, 6000):
+            out = []
+            for j in range(start, min(n, start + 6000)):
+                links = "".join(f'<xhtml:link rel="alternate" hreflang="{lang}" href="https://e.co/{lang}/{j}"/>'
+                                for lang in langs)
+                out.append(f'<url><loc>https://e.co/en/{j}</loc><xhtml:link rel="alternate" hreflang="en" '
+                           f'href="https://e.co/en/{j}"/>{links}</url>\n')
             yield "".join(out).encode()
         yield TAIL
     return _gzip_stream(dest, parts())
@@ -105,6 +124,8 @@ CASES: list[tuple[str, str, Callable[[Path, int], int], int, str, tuple[tuple[st
     ("text", "text sitemap, {n:,} short URLs", build_text, 5_900_000, ".txt.gz",
      (("urls",), ("urls", "--unique"), ("validate",))),
     ("hreflang", "{n:,} <url> x 6 alternates", build_hreflang, 200_000, ".xml.gz", (("urls",), ("validate",))),
+    ("oneway", "{n:,} <url> x 6 alternates, 5 one-way", build_oneway, 200_000, ".xml.gz",
+     (("urls",), ("validate",))),
 ]
 
 

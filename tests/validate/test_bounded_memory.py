@@ -98,3 +98,28 @@ def test_urls_unique_is_bounded_too(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     result = CliRunner().invoke(cli, ["urls", "--unique", str(path)])
     assert result.exit_code == 0, result.output
     assert result.stdout.split() == [f"https://www.shop.de/p/{j}" for j in range(20)]
+
+
+@pytest.mark.parametrize("limit", [3, 10_000])
+def test_hreflang_store_packs_each_waiting_link_into_one_int(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                             limit: int) -> None:
+    """The waiting links and settled pairs are keyed by one int (the two hashes packed), not a tuple of two; the
+    answers are the same in memory and after a spill to SQLite (negative and positive hashes alike)."""
+    import sitemapkit.validate._hreflang as H
+
+    monkeypatch.setattr(H, "MAX_PENDING_LINKS", limit)
+    pages = [f"https://s/{lang}/{j}" for j in range(6) for lang in ("en", "de")]
+    with H.HreflangStore(str(tmp_path)) as store:
+        for page in pages:
+            store.add_page(page)
+        for j in range(6):
+            en, de = f"https://s/en/{j}", f"https://s/de/{j}"
+            store.add_links(en, [(de, "de", j)], "a.xml")
+            if j % 2:
+                store.add_links(de, [(en, "en", j)], "a.xml")  # returned: settled
+            if limit > 100:
+                assert all(isinstance(k, int) for k in store._pending)
+                assert all(isinstance(k, int) for k in store._settled)
+        one_way = sorted(link.page for link in store.non_reciprocal())
+        assert bool(store.spilled) == (limit == 3)
+    assert one_way == [f"https://s/en/{j}" for j in (0, 2, 4)]
