@@ -2,16 +2,16 @@
 
 A :class:`SeenSet` keeps the 64-bit hashes (Python's ``hash``: SipHash with a per-process key) of the strings it
 is given: the first :data:`SEEN_EXACT` distinct ones in an exact set (~8 MB), every later one in a Bloom filter of
-:data:`BLOOM_BYTES` (16 MiB, :data:`BLOOM_PROBES` probes, made only when the exact set is full). So memory is
-bounded whatever the number of strings: at most ~24 MB.
+:data:`BLOOM_BYTES` (32 MiB, :data:`BLOOM_PROBES` probes, made only when the exact set is full). So memory is
+bounded whatever the number of strings: at most ~40 MB.
 
 * A string whose hash is in the exact set was seen (:data:`SEEN`). Two different strings with one 64-bit hash
   are taken as one: with ``n`` strings, probability about ``n**2 / 2**65`` (1e-6 at 6 million).
 * Past the exact set, a string the filter already holds is reported :data:`MAYBE`: it was seen, or (false
   positive) a new string all of whose probe bits happen to be set. With ``n`` strings in the filter, the
-  probability that a new one is taken as seen is ``(1 - exp(-7 n / 2**27)) ** 7``: below 1e-9 at 1 million, about
-  1e-6 at 3 million, 1e-4 at 6 million (a 100 MiB text sitemap of the shortest URLs holds ~6 million). Callers say
-  "probably" for MAYBE (the validator) or document the rate (``urls --unique``).
+  probability that a new one is taken as seen is ``(1 - exp(-10 n / 2**28)) ** 10``: below 1e-9 at 3 million,
+  1e-7 at 6 million (a 100 MiB text sitemap of the shortest URLs holds ~6 million), 1e-5 at 10 million. Callers
+  say "probably" for MAYBE (the validator) or document the rate (``urls --unique``).
 
 The sitemap protocol allows 50,000 URLs per file, so a file reaching the filter is already reported as too big;
 the filter only keeps such a file (or many sources together) from costing memory per URL.
@@ -24,9 +24,9 @@ __all__ = ["BLOOM_BYTES", "BLOOM_PROBES", "MAYBE", "NEW", "SEEN", "SEEN_EXACT", 
 #: Distinct hashes kept exactly (in a set; ~80 bytes each).
 SEEN_EXACT = 100_000
 #: Size of the Bloom filter used past SEEN_EXACT (a power of two).
-BLOOM_BYTES = 1 << 24
+BLOOM_BYTES = 1 << 25
 #: Probes (bit positions) per hash in the filter.
-BLOOM_PROBES = 7
+BLOOM_PROBES = 10
 
 #: What :meth:`SeenSet.add` says: not seen before; seen (exact); seen as far as the Bloom filter can tell.
 NEW, SEEN, MAYBE = 0, 1, 2
@@ -79,10 +79,11 @@ class SeenSet:
         held = True
         for _ in range(BLOOM_PROBES):
             p = pos & mask
-            byte = p >> 3
+            i = p >> 3
             bit = 1 << (p & 7)
-            if not bits[byte] & bit:
-                bits[byte] |= bit
+            v = bits[i]
+            if not v & bit:
+                bits[i] = v | bit
                 held = False
             pos += step
         if held:
