@@ -24,13 +24,15 @@ def test_exact_up_to_the_limit_then_the_filter() -> None:
 def test_a_full_filter_says_maybe_for_everything() -> None:
     """The filter's answer is a probability: when all its bits are set, every new key looks seen (the state the
     false-positive rate of the module describes, at its extreme)."""
-    seen = SeenSet(exact_limit=0, bloom_bytes=1)
+    seen = SeenSet(exact_limit=0, bloom_bytes=8)
     for j in range(200):
         seen.add(j * 7919 + 1)
     assert seen.add("never added") == MAYBE
-    assert seen.filter_bytes == 1
+    assert seen.filter_bytes == 8
 
 
 def test_bloom_size_must_be_a_power_of_two() -> None:
     with pytest.raises(ValueError, match="power of two"):
         SeenSet(bloom_bytes=1000)
+    with pytest.raises(ValueError, match="power of two"):
+        SeenSet(bloom_bytes=4)
