@@ -137,6 +137,8 @@ case("SM325", urlset(url("/a", "    <changefreq>Daily</changefreq>\n")),
      urlset(url("/a", "    <changefreq>daily</changefreq>\n")))
 case("SM326", urlset(url("/a", "    <priority>high</priority>\n")), urlset(url("/a", "    <priority>0.8</priority>\n")))
 IMG = "    <image:image><image:loc>" + SITE + "/i{}.jpg</image:loc></image:image>\n"
+LINK_SELF = f'    <xhtml:link rel="alternate" hreflang="de" href="{SITE}/a"/>\n'
+case("SM329", urlset(url("/a", LINK_SELF * 1001)), urlset(url("/a", LINK_SELF * 1000)))
 case("SM400", urlset(url("/a", "".join(IMG.format(i) for i in range(1001)))),
      urlset(url("/a", "".join(IMG.format(i) for i in range(1000)))))
 case("SM401", urlset(url("/a", f"    <image:image><image:loc>{SITE}/i.jpg</image:loc>"

@@ -22,6 +22,7 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
+from sitemapkit.core import SeenSet
 from sitemapkit.core._errors import LimitExceededError, ParseError
 from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit.core._problems import Problem, Severity, escape_controls, escape_json_controls
@@ -103,16 +104,10 @@ class _Output:
         self._pieces.write(escape_json_controls(json.dumps(d, ensure_ascii=False)) + "\n")
 
 
-def _first_seen(entries: Sequence[UrlEntry], seen: set[str]) -> list[UrlEntry]:
+def _first_seen(entries: Sequence[UrlEntry], seen: SeenSet) -> list[UrlEntry]:
     """The entries whose loc is not in ``seen`` yet (the first of equal locs), adding their locs to it."""
-    fresh: list[UrlEntry] = []
     add = seen.add
-    for entry in entries:
-        loc = entry.loc
-        if loc not in seen:
-            add(loc)
-            fresh.append(entry)
-    return fresh
+    return [entry for entry in entries if not add(entry.loc)]
 
 
 class _Counts:
@@ -155,7 +150,10 @@ def _for_cli(problem: Problem) -> Problem:
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "csv"]), default="text", show_default=True,
               help="text: one loc per line; jsonl: one JSON object per entry (what `generate` reads); csv.")
-@click.option("--unique", is_flag=True, help="Print each loc once (the first time it is seen, over all sources).")
+@click.option("--unique", is_flag=True,
+              help="Print each loc once (the first time it is seen, over all sources). Memory stays bounded: past "
+                   "100,000 distinct locs they are remembered in a Bloom filter, which may take a new loc for one "
+                   "already seen (measured: 3 in a million once 6 million locs are in it).")
 @click.option("--strict", is_flag=True,
               help="Stop reading a source at its first error or repaired irregularity (see `validate` for a report).")
 @click.option("--follow/--no-follow", default=True, show_default=True,
@@ -183,7 +181,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
     settings = settings_from(fetch)
     stream = sys.stdout
     out = _Output(fmt, stream)
-    seen: set[str] = set()
+    # Bounded memory: exact for the first 100,000 locs, then a Bloom filter (core._seen; the rate is in --help).
+    seen = SeenSet()
     failed = False
     progress = _Counts()
     try:
@@ -203,10 +202,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                             out.write_many(entries, event.sitemap if is_url else name)
                             if event.refs and not (walked and fmt == "text"):  # an index's children, as read
                                 for ref in event.refs:
-                                    if unique:
-                                        if ref.loc in seen:
-                                            continue
-                                        seen.add(ref.loc)
+                                    if unique and seen.add(ref.loc):
+                                        continue
                                     out.write(ref, name)
                             for problem in event.problems:
                                 failed = failed or problem.severity is Severity.ERROR
@@ -224,10 +221,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                         item = event.item if isinstance(event, Located) else event
                         if not isinstance(item, (UrlEntry, SitemapRef)):
                             continue  # a document's end (DocumentDone) or a site's Discovery: not output
-                        if unique:
-                            if item.loc in seen:
-                                continue
-                            seen.add(item.loc)
+                        if unique and seen.add(item.loc):
+                            continue
                         out.write(item, name)
             except ParseError as exc:
                 failed = True

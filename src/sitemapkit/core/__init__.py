@@ -41,6 +41,8 @@ from sitemapkit.core._lastmod import LastMod, Precision, parse_lastmod_lenient
 from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
+    MAX_ALTERNATES_PER_URL,
+    MAX_CHILDREN_PER_KIND,
     MAX_IMAGES_PER_URL,
     MAX_INDEX_ENTRIES,
     MAX_LOC_LENGTH,
@@ -50,6 +52,7 @@ from sitemapkit.core._limits import (
     MAX_VIDEO_DESCRIPTION_LENGTH,
     MAX_VIDEO_DURATION,
     MAX_VIDEO_TAGS,
+    MAX_VIDEOS_PER_URL,
 )
 from sitemapkit.core._model import Changefreq, SitemapRef, UrlEntry, entry_from_dict, entry_to_dict
 from sitemapkit.core._problems import (
@@ -64,6 +67,7 @@ from sitemapkit.core._problems import (
     quote_value,
 )
 from sitemapkit.core._scratch import ScratchDir
+from sitemapkit.core._seen import SeenSet
 from sitemapkit.core._urls import iri_to_uri, normalize_loc
 
 if TYPE_CHECKING:
@@ -81,12 +85,15 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 __all__ = [
     "CODES",
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "MAX_ALTERNATES_PER_URL",
+    "MAX_CHILDREN_PER_KIND",
     "MAX_IMAGES_PER_URL",
     "MAX_INDEX_ENTRIES",
     "MAX_LOC_LENGTH",
     "MAX_NEWS_PER_SITEMAP",
     "MAX_SITEMAP_BYTES",
     "MAX_URLS_PER_SITEMAP",
+    "MAX_VIDEOS_PER_URL",
     "MAX_VIDEO_DESCRIPTION_LENGTH",
     "MAX_VIDEO_DURATION",
     "MAX_VIDEO_TAGS",
@@ -111,6 +118,7 @@ __all__ = [
     "PublishError",
     "Relationship",
     "ScratchDir",
+    "SeenSet",
     "Severity",
     "SitemapRef",
     "SitemapkitError",

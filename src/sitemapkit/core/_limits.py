@@ -6,6 +6,8 @@ __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
+    "MAX_ALTERNATES_PER_URL",
+    "MAX_CHILDREN_PER_KIND",
     "MAX_CONCURRENCY",
     "MAX_IMAGES_PER_URL",
     "MAX_INDEX_ENTRIES",
@@ -13,6 +15,7 @@ __all__ = [
     "MAX_NEWS_PER_SITEMAP",
     "MAX_SITEMAP_BYTES",
     "MAX_URLS_PER_SITEMAP",
+    "MAX_VIDEOS_PER_URL",
     "MAX_VIDEO_DESCRIPTION_LENGTH",
     "MAX_VIDEO_DURATION",
     "MAX_VIDEO_TAGS",
@@ -31,6 +34,15 @@ MAX_LOC_LENGTH = 2048
 MAX_NEWS_PER_SITEMAP = 1000
 #: <image:image> elements in one <url> (Google; RULES.md 21).
 MAX_IMAGES_PER_URL = 1000
+#: <xhtml:link> alternates kept per <url> (Google states no limit; one per language-region version of a page, and
+#: real sites have tens: the excess is reported and dropped, so that one <url> cannot grow memory without bound).
+MAX_ALTERNATES_PER_URL = 1000
+#: <video:video> elements kept per <url> (Google states no limit; a page with more than a few is a gallery).
+MAX_VIDEOS_PER_URL = 1000
+#: Child elements of one tag kept per entry (a <url>, <sitemap> or feed item) when no cap above names the tag,
+#: and per element below it (e.g. <video:tag> in one <video:video>, before MAX_VIDEO_TAGS is judged): the excess is
+#: reported and dropped while the entry is read, so memory does not grow with one entry.
+MAX_CHILDREN_PER_KIND = 1000
 #: <video:tag> elements in one <video:video> (Google; RULES.md 22).
 MAX_VIDEO_TAGS = 32
 #: Seconds; <video:duration> upper bound (RULES.md 22).

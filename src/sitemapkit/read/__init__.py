@@ -8,9 +8,12 @@ from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import ReaderStateError, SitemapParser
 from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
+from sitemapkit.read._trim import ChildTrimmer, Dropped, child_name
 
 __all__ = [
+    "ChildTrimmer",
     "DocumentKind",
+    "Dropped",
     "EncodingInfo",
     "Event",
     "GzipDecoder",
@@ -20,6 +23,7 @@ __all__ = [
     "ReaderStateError",
     "SitemapParser",
     "Sniffed",
+    "child_name",
     "iter_events",
     "parse_bytes",
     "read_file",

@@ -117,12 +117,17 @@ URLSET_TOO_LARGE = define_code(
     "SM132", _W, "sitemap larger than 50 MiB uncompressed",
     "A sitemap is at most 52,428,800 bytes uncompressed: split it into several files listed by an index. Every URL "
     "was read.", area=_A)
+TOO_MANY_CHILDREN = define_code(
+    "SM136", _W, "too many child elements of one kind in an entry; the excess dropped",
+    "Keep an entry's children within the caps (1,000 images, alternates or videos per <url>, 1,000 of any other "
+    "element): the first ones are read, the rest dropped while reading, so one entry cannot take unbounded memory.",
+    area=_A)
 #: Warnings that strict mode treats as errors (everything but advisory findings such as duplicates and feed
 #: items without a link).
 STRICT_FATAL: frozenset[str] = frozenset(
     pc.code for pc in (
         JUNK_AFTER_ROOT, WHITESPACE_BEFORE_DECLARATION, NAMESPACE, TAG_CASE, NOT_UTF8, MISSING_LOC,
         WHITESPACE_IN_LOC, EXTRA_LOC, BAD_LASTMOD, LENIENT_LASTMOD, BAD_CHANGEFREQ, BAD_PRIORITY, BAD_EXTENSION,
-        TEXT_NOT_URL, GZIP_TRAILING, BARE_AMPERSAND,
+        TEXT_NOT_URL, GZIP_TRAILING, BARE_AMPERSAND, TOO_MANY_CHILDREN,
     )
 )

@@ -36,14 +36,14 @@ from typing import Any, Protocol
 
 from sitemapkit.core._extensions import Alternate, Image, canonical_alternate, canonical_image
 from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form
-from sitemapkit.core._limits import MAX_LOC_LENGTH
+from sitemapkit.core._limits import MAX_ALTERNATES_PER_URL, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from sitemapkit.core._model import Changefreq, canonical_url_entry
 from sitemapkit.core._urls import SIMPLE_URI
 from sitemapkit.read._blocks import BLOCK, NotXml, RunSplitter, block_patterns, gap_end, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC
 from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Owner
 
-__all__ = ["ENABLED", "CanonicalLane", "FastUrlset", "UrlsetEngine"]
+__all__ = ["ENABLED", "MAX_LANE_TAGS", "CanonicalLane", "FastUrlset", "UrlsetEngine"]
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
@@ -68,6 +68,9 @@ _WS = " \t\r\n"
 #: Most bytes held for a block still arriving (the four core values fit many times over). A longer block with many
 #: extensions is read by the lane when it arrives within one buffer, and otherwise left to lxml.
 _MAX_BLOCK = 16384
+#: Most tags in one block's run of extension elements that a lane reads: a block with more (it may have more
+#: images or alternates than their caps) is left to lxml, whose reading caps them and reports the excess (_trim).
+MAX_LANE_TAGS = min(MAX_IMAGES_PER_URL, MAX_ALTERNATES_PER_URL)
 #: Bytes held while the prolog is undecided (a root start tag longer than this takes the element path).
 _MAX_PROLOG = 65536
 
@@ -405,6 +408,8 @@ class FastUrlset(CanonicalLane):
     def _extensions(self, run: str, decode: bool) -> tuple[tuple[Image, ...], tuple[Alternate, ...]] | None:
         """Images and alternates of a run of extension elements, or None when one is not in the form whose
         value the element path builds without a problem (then the block is left to lxml)."""
+        if run.count("<") > MAX_LANE_TAGS:
+            return None
         items = self._items
         assert items is not None
         image_texts, pairs = items.split(run)

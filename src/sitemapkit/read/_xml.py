@@ -135,8 +135,9 @@ class XmlEngine(XmlStream, ExtensionReaders):
                               "case-insensitively", 1, None)
                 tag = None  # match case-insensitively in Python
         self._tag_filtered = tag is not None
+        # start events too: the item still open is followed, its children capped as they arrive (_trim)
         self._p = etree.XMLPullParser(
-            events=("end",), tag=tag, encoding="utf-8", resolve_entities=False, no_network=True, load_dtd=False,
+            events=("start", "end"), tag=tag, encoding="utf-8", resolve_entities=False, no_network=True, load_dtd=False,
             dtd_validation=False, huge_tree=False, remove_comments=True, remove_pis=True, remove_blank_text=False,
             recover=False, collect_ids=False,
         )

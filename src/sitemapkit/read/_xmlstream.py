@@ -19,6 +19,7 @@ from sitemapkit.read import _codes as C
 from sitemapkit.read._fields import _split
 from sitemapkit.read._lane import FastUrlset
 from sitemapkit.read._owner import Owner
+from sitemapkit.read._trim import ChildTrimmer, Dropped, child_name
 
 __all__ = ["XmlStream"]
 
@@ -145,6 +146,7 @@ class XmlStream:
     _soh: bool
     _amp: _AmpRepair | None
     _pending: list[tuple[ProblemCode, str, int | None]]  # problems of the end, see close()
+    _trimmer: ChildTrimmer | None = None  # caps the children of the item still open (made at the first start)
 
     def feed(self, data: bytes) -> None:
         if self._dead:
@@ -316,6 +318,7 @@ class XmlStream:
         self._dead = True
         self._fast = None
         self._p = None
+        self._trimmer = None
         self._release_handlers()
 
     def _release_handlers(self) -> None:
@@ -395,15 +398,33 @@ class XmlStream:
         handle = self._handle
         item_local = self._item_local
         filtered = self._tag_filtered
+        trimmer = self._trimmer
+        if trimmer is None:
+            trimmer = self._trimmer = ChildTrimmer()
+        small = trimmer.smallest
         last: Any = None
         el: Any
-        for _event, el in self._p.read_events():
+        for event, el in self._p.read_events():
             if not filtered:
                 _ns, local = _split(el.tag)
                 if local.lower() != item_local:
                     continue
+            if event == "start":
+                if trimmer.entry is None:  # an item (not one nested in the open one): capped as its children come
+                    trimmer.entry = el
+                continue
+            if not (trimmer.entry is el and trimmer.path is None and len(el) <= small):  # (ended_small, inlined)
+                trimmer.line_offset = self._line_offset
+                dropped = trimmer.finish(el)
+                if dropped is not None:
+                    self._report_dropped(el, dropped)
+            else:
+                trimmer.entry = None
             handle(el)
             last = el
+        if trimmer.entry is not None:
+            trimmer.line_offset = self._line_offset
+            trimmer.trim()
         if last is not None:
             # Free what was read: every complete sibling *before* the last item handled. The last one stays in
             # the tree with its tail: libxml2 may still be appending text to that tail (it grows the parent's
@@ -417,6 +438,18 @@ class XmlStream:
                 index = parent.index(last)
                 if index:
                     del parent[:index]
+
+    def _report_dropped(self, el: Any, dropped: Dropped) -> None:
+        line = el.sourceline
+        if line is not None:
+            line += self._line_offset
+        parts = [f"{kept + n:,} <{child_name(kind)}> (the first {kept:,} kept)"
+                 for kind, (kept, n, _line) in dropped.kinds.items()]
+        if dropped.nested:
+            parts.append(f"{dropped.nested:,} more nested elements past the cap of their kind")
+        first = min((ln for _k, _n, ln in dropped.kinds.values() if ln is not None), default=dropped.nested_line)
+        self.o.problem(C.TOO_MANY_CHILDREN, f"<{self._item_local}> at line {line} has too many children: "
+                       f"{', '.join(parts)}; the rest dropped", first, None)
 
     def _in_item(self, el: Any) -> bool:
         """Whether ``el`` is an item or inside one."""

@@ -115,6 +115,9 @@ CHANGEFREQ_INVALID = _code("SM325", _E, "changefreq is not one of always, hourly
                            "never", "use one of the seven lowercase values", "<changefreq>Daily</changefreq>")
 PRIORITY_INVALID = _code("SM326", _E, "priority is not a decimal between 0.0 and 1.0",
                          "write a number from 0.0 to 1.0", "<priority>high</priority>")
+ENTRY_TOO_MANY_CHILDREN = _code("SM329", _W, "too many child elements of one kind in an entry (the excess is not "
+                                "checked)", "keep at most 1,000 images, alternates or videos per <url>, and 1,000 "
+                                "of any other element", "1,000,000 <xhtml:link> in one <url>")
 
 # --- SM4xx: Google profile ----------------------------------------------------------------------------------
 IMAGE_TOO_MANY = _code("SM400", _E, "more than 1,000 images in one <url>", "list at most 1,000 images per page",

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sitemapkit.core._problems import Location, Problem, ProblemCode, Severity, shorten
+from sitemapkit.core._seen import SEEN, SEEN_EXACT, SeenSet
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import (
     FAST_URL,
@@ -97,7 +98,8 @@ class FileContext:
     entries: int = 0
     kind: str = "unknown"
     child_locs: list[tuple[str, int | None]] = field(default_factory=list)
-    _seen: set[int] = field(default_factory=set)
+    #: Locs seen in this file: exact for the first SEEN_EXACT, then a Bloom filter (bounded memory, see core._seen).
+    _seen: SeenSet = field(default_factory=SeenSet)
     _origin: str | None = None
     _origin_slash: str = "\x00"  # _origin + "/" once known (a prefix no URL has before that)
     _origin_mixed: bool = False
@@ -199,13 +201,15 @@ class FileContext:
                 self.findings(found, line, loc if loc is not None else (raw.strip() if raw else None))
         if loc is None:
             return None
-        h = hash(loc)
-        seen = self._seen
-        if h in seen:
-            self.report(C.LOC_DUPLICATE, f"{shorten(loc)} is listed more than once: list each URL once", line, None,
-                        loc)
-        else:
-            seen.add(h)
+        seen = self._seen.add(loc)
+        if seen:
+            if seen == SEEN:
+                message = f"{shorten(loc)} is listed more than once: list each URL once"
+            else:
+                message = (f"{shorten(loc)} is probably listed more than once: list each URL once (past "
+                           f"{SEEN_EXACT:,} URLs in a file, duplicates are found with a Bloom filter; see "
+                           "docs/design/validate.md)")
+            self.report(C.LOC_DUPLICATE, message, line, None, loc)
         if not self.options.allow_cross_host:
             scope = self.scope
             if scope is not None:

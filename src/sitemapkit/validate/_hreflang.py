@@ -27,8 +27,17 @@ _SPEC = StoreSpec(kind="an hreflang scratch file", app_id=0x534B484C, version=1,
 
 #: Page hashes kept in memory before they move to the scratch database (~8 MB).
 MAX_PAGES_IN_MEMORY = 100_000
-#: Links waiting for their return link (plus settled pairs) in memory before they are spilled to the database.
-MAX_PENDING_LINKS = 100_000
+#: Links waiting for their return link (plus settled pairs) in memory before they are spilled to the database
+#: (~10 MB; a cluster of n pages waits for n*(n-1)/2 links at most, and its pages sit close together).
+MAX_PENDING_LINKS = 25_000
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _signed(u: int) -> int:
+    """An unsigned 64-bit hash back as the signed value ``hash`` gave (what the pages and SQLite hold)."""
+    return u - (1 << 64) if u >> 63 else u
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +61,9 @@ class HreflangStore:
         self._path: str | None = None
         self._db: sqlite3.Connection | None = None
         self._pages: set[int] = set()
-        self._pending: dict[tuple[int, int], tuple[str, str, str, str, int | None]] = {}
-        self._settled: set[tuple[int, int]] = set()  # pairs (low hash, high hash) known to be reciprocal
+        # Keys are the two 64-bit hashes packed into one int (_pair): ~40 bytes where a tuple of two ints took ~120.
+        self._pending: dict[int, tuple[str, str, str, str, int | None]] = {}  # link (page, target) -> its details
+        self._settled: set[int] = set()  # pairs (low hash, high hash) known to be reciprocal
         self.link_count = 0
         self.spilled = 0
         self.pages_spilled = False
@@ -87,16 +97,18 @@ class HreflangStore:
         """Record the alternates ``(target, hreflang, line)`` of one page (targets other than the page)."""
         self.link_count += len(links)
         hp = hash(page)
+        up = hp & _MASK64  # unsigned, for packing; comparisons stay on the signed hashes (as SQLite's min/max)
         pending = self._pending
         settled = self._settled
         for target, hreflang, line in links:
             ht = hash(target)
+            ut = ht & _MASK64
             # A link and its return link are never both waiting, and a settled pair has neither waiting.
-            if pending.pop((ht, hp), None) is not None:
-                settled.add((hp, ht) if hp < ht else (ht, hp))  # the return link was waiting: reciprocal
+            if pending.pop((ut << 64) | up, None) is not None:
+                settled.add((up << 64) | ut if hp < ht else (ut << 64) | up)  # the return link was waiting
                 continue
-            key = (hp, ht)
-            if key in pending or (key if hp < ht else (ht, hp)) in settled:
+            key = (up << 64) | ut
+            if key in pending or (key if hp < ht else (ut << 64) | up) in settled:
                 continue  # the same link again (e.g. also as x-default), or a pair already settled
             pending[key] = (page, target, hreflang, source, line)
         if len(pending) + len(settled) >= MAX_PENDING_LINKS:
@@ -114,12 +126,15 @@ class HreflangStore:
         db = self._database()
         with db:
             if self._pending:
-                rows = [(hp, ht, *info) for (hp, ht), info in self._pending.items()]
-                db.executemany("INSERT INTO links VALUES (?,?,?,?,?,?,?)", rows)
-                self.spilled += len(rows)
+                # rows made one at a time (no list of them all), hashes back to SQLite's signed 64-bit integers
+                db.executemany("INSERT INTO links VALUES (?,?,?,?,?,?,?)",
+                               ((_signed(key >> 64), _signed(key & _MASK64), *info)
+                                for key, info in self._pending.items()))
+                self.spilled += len(self._pending)
                 self._pending.clear()
             if self._settled:
-                db.executemany("INSERT INTO settled VALUES (?,?)", self._settled)
+                db.executemany("INSERT INTO settled VALUES (?,?)",
+                               ((_signed(key >> 64), _signed(key & _MASK64)) for key in self._settled))
                 self._settled.clear()
 
     def non_reciprocal(self) -> Iterator[NonReciprocal]:
@@ -127,8 +142,8 @@ class HreflangStore:
         if not self.spilled and not self.pages_spilled:
             # Everything fit in memory: waiting links are the one-way ones.
             pages = self._pages
-            for (_, ht), (page, target, lang, source, line) in self._pending.items():
-                if ht in pages:
+            for key, (page, target, lang, source, line) in self._pending.items():
+                if _signed(key & _MASK64) in pages:
                     yield NonReciprocal(source, line, page, target, lang)
             return
         self._spill_pages()

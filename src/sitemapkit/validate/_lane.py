@@ -22,7 +22,7 @@ the lane on and off.
 from __future__ import annotations
 
 from sitemapkit.core._limits import MAX_IMAGES_PER_URL
-from sitemapkit.read._lane import CanonicalLane
+from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
@@ -85,8 +85,10 @@ class ValidatorLane(CanonicalLane):
             start = m.start()
             if start != pos:
                 break
-            pos = m.end()
             raw, lm, cf, pr, run = m.groups()
+            if run and run.count("<") > MAX_LANE_TAGS:
+                break  # maybe more images or alternates than their caps: lxml reads it (and caps them)
+            pos = m.end()
             cline += count("\n", cpos, start)
             cpos = start
             flat = all_flat or text.find("\n", start, m.end(5)) < 0  # the whole element on one line

@@ -24,8 +24,14 @@ from typing import Any
 
 from lxml import etree
 
-from sitemapkit.core._limits import MAX_INDEX_ENTRIES, MAX_NEWS_PER_SITEMAP, MAX_URLS_PER_SITEMAP
+from sitemapkit.core._limits import (
+    MAX_IMAGES_PER_URL,
+    MAX_INDEX_ENTRIES,
+    MAX_NEWS_PER_SITEMAP,
+    MAX_URLS_PER_SITEMAP,
+)
 from sitemapkit.core._problems import ProblemCode
+from sitemapkit.read import ChildTrimmer, Dropped, child_name
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._context import FileContext, line_of
@@ -92,8 +98,9 @@ class XmlPass(XsdBatching):
         self._entry_local = entry
         # Wildcard namespace: entries of a sitemap in a wrong or missing namespace are still checked.
         # Only the end of each entry is reported (the root is found from the first entry, or from close()).
+        # Start events too: the entry still open is followed, its children capped as they arrive (ChildTrimmer).
         self._parser = etree.XMLPullParser(
-            events=("end",), tag="{*}" + entry, resolve_entities=False, no_network=True, load_dtd=False,
+            events=("start", "end"), tag="{*}" + entry, resolve_entities=False, no_network=True, load_dtd=False,
         )
         self.xsd = ctx.options.xsd and namespace_ok
         self._schema = load_schema(SchemaKind.INDEX if index else SchemaKind.URLSET) if self.xsd else None
@@ -115,6 +122,7 @@ class XmlPass(XsdBatching):
         self.col_fix = 0
         self._threaded = XSD_IN_THREAD
         self._lane: Lane | None = lane(self, XSD_BATCH) if lane is not None and not index else None
+        self._trimmer = ChildTrimmer()
 
     # --- driving -----------------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -184,8 +192,9 @@ class XmlPass(XsdBatching):
     def _drain(self) -> None:
         root = self._root
         take = self._take
+        trimmer = self._trimmer
         events: Iterator[tuple[str, Any]] = self._parser.read_events()
-        for _, el in events:
+        for event, el in events:
             if root is None:
                 top = el
                 while (up := top.getparent()) is not None:
@@ -194,11 +203,35 @@ class XmlPass(XsdBatching):
                 root = top
             if el.getparent() is not root:
                 continue
+            if event == "start":
+                trimmer.open(el)
+                continue
+            dropped = trimmer.finish(el)
+            if dropped is not None:
+                self._report_dropped(el, dropped)
             # An entry is taken out of the tree when the next one has ended: by then the text after it (its
             # tail, which XSD validates with it) is complete, whatever the chunking.
             pending, self._pending = self._pending, el
             if pending is not None:
                 take(pending)
+        if trimmer.active:
+            trimmer.trim()
+
+    def _report_dropped(self, el: Any, dropped: Dropped) -> None:
+        """Children past their caps were removed from this entry while it was read (see ChildTrimmer)."""
+        for kind, (kept, n, line) in dropped.kinds.items():
+            name = child_name(kind)
+            if kind == _IMAGE and self.google:
+                self.ctx.report(C.IMAGE_TOO_MANY, f"{kept + n:,} images in one <url>: Google reads at most "
+                                                  f"{MAX_IMAGES_PER_URL:,}; the first {kept:,} are checked", line)
+            else:
+                self.ctx.report(C.ENTRY_TOO_MANY_CHILDREN, f"{kept + n:,} <{name}> in one <{self._entry_local}> "
+                                                           f"(line {line_of(el)}): only the first {kept:,} are "
+                                                           "checked", line)
+        if dropped.nested:
+            self.ctx.report(C.ENTRY_TOO_MANY_CHILDREN, f"{dropped.nested:,} nested elements past the cap of their "
+                                                       f"kind in one <{self._entry_local}> (line {line_of(el)}) "
+                                                       "are not checked", dropped.nested_line)
 
     def _drain_all(self) -> None:
         """Drain, then take the last entry too (end of the document, or reading stopped)."""
