@@ -16,7 +16,7 @@ from tests.support.sites import HTML_ERROR, Site, index_xml, urlset_xml
 
 pytestmark = pytest.mark.e2e
 
-FAST = ["--timeout", "0.5", "--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
+FAST = ["--timeout", "5", "--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -105,7 +105,7 @@ def test_discover_sitemap_url_with_budget(server: LocalServer) -> None:
 
 def test_open_sources_site_url(server: LocalServer) -> None:
     build_site(server)
-    fast = FetchSettings(timeout=0.5, retries=1, backoff=0.01, retry_after_max=0.05)
+    fast = FetchSettings(timeout=5.0, retries=1, backoff=0.01, retry_after_max=0.05)
     seen: list[object] = []
     events = list(open_sources([server.url("/")], settings=fast, on_item=seen.append))
     assert isinstance(events[0], Discovery)
