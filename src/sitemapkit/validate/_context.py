@@ -11,6 +11,7 @@ from typing import Any
 
 from sitemapkit.core._problems import Location, Problem, ProblemCode, Severity, shorten
 from sitemapkit.core._seen import SEEN, SEEN_EXACT, SeenSet
+from sitemapkit.core._spill import SpillList
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import (
     FAST_URL,
@@ -97,7 +98,8 @@ class FileContext:
     remap: Callable[[ProblemCode, str], tuple[ProblemCode, str]] | None = None
     entries: int = 0
     kind: str = "unknown"
-    child_locs: list[tuple[str, int | None]] = field(default_factory=list)
+    #: What an index lists, in order: in memory for the first 10,000, then spilled to disk (core._spill).
+    child_locs: SpillList = field(default_factory=SpillList)
     #: Locs seen in this file: exact for the first SEEN_EXACT, then a Bloom filter (bounded memory, see core._seen).
     _seen: SeenSet = field(default_factory=SeenSet)
     _origin: str | None = None
