@@ -13,8 +13,9 @@ when ``../shared/corpus`` exists. Some inputs are gzip-compressed (one to four l
 Each input is validated with :func:`~sitemapkit.validate.validate_bytes` (one feed, the reference), then with
 :func:`~sitemapkit.validate._driver.validate_pieces` in random pieces (byte by byte for small inputs), and every
 tenth one as a file with :func:`~sitemapkit.validate.validate`. The sniffing window and the driver's read chunk
-are made small (``--window``, default 48 bytes; ``--chunk``, default 97 bytes) so that inputs of a few hundred
-bytes cross them as megabyte documents cross the real ones. A failure is an exception escaping any of the three,
+are made small (``--window``, default 48 bytes, though the head is never sniffed before the 1,024 bytes the
+encoding is read from; ``--chunk``, default 97 bytes) so that inputs of a few hundred bytes or a few KiB cross
+them as megabyte documents cross the real ones. A failure is an exception escaping any of the three,
 or a report (problems with code, severity, line, column, message and loc; kind and counts of each file) that
 differs from the reference. Exit status 1 when anything failed.
 """

@@ -93,11 +93,11 @@ class _Sink:
             return
         enc = detect_encoding(head[:_ENCODING_BYTES])
         codec = enc.encoding if enc.known else "utf-8"
-        info = sniff_kind(head[enc.bom_length:].decode(codec, errors="replace"), final=final)
+        # At most _SNIFF_CAP bytes are looked at: a root start tag not complete within them is judged from them.
+        info = sniff_kind(head[enc.bom_length:_SNIFF_CAP].decode(codec, errors="replace"),
+                          final=final or len(head) >= _SNIFF_CAP)
         if not info.complete:
-            if len(head) < _SNIFF_CAP:
-                return  # the root start tag is not complete yet: wait for more
-            info = sniff_kind(head[enc.bom_length:_SNIFF_CAP].decode(codec, errors="replace"), final=True)
+            return  # the root start tag is not complete yet: wait for more
         self._head = []
         kind = info.kind
         ctx.kind = kind.value
