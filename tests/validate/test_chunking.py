@@ -108,6 +108,18 @@ def test_a_lying_encoding_declaration(tmp_path: Path) -> None:
     assert [(p[0], p[1]) for p in problems if "reading stopped" in p[3]] == [("SM202", 3)]
 
 
+def test_a_nul_in_a_cut_utf16_document(tmp_path: Path) -> None:
+    """Found by the fuzzer (seed 22, input 247,960): libxml2 reported a NUL at once or only at the end depending on
+    the pieces, and reading stopped at the cut character before that end. A NUL reaches libxml2 as U+0001 (as in
+    the reader), reported at once and named as the NUL."""
+    text = _doc(body="<!-- a\x00b -->\n" + BODY, decl='<?xml version="1.0" encoding="UTF-16"?>\n').decode()
+    data = b"\xff\xfe" + text.encode("utf-16-le") + b"<"
+    _files, problems = _every_way(data, tmp_path)
+    found = [(p[0], p[1]) for p in problems]
+    assert ("SM201", 3) in found
+    assert any(p[3].endswith("value 0") or "0x0 " in p[3] for p in problems if p[0] == "SM201")
+
+
 def test_the_cli_reports_a_malformed_namespace_without_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "ns.xml"
     path.write_bytes(NAMESPACE_TRIGGERS["xmlns value with DEL"][0])

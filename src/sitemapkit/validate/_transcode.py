@@ -55,8 +55,7 @@ class Utf8Feed:
             self._give(good)
             self._stopped = True
             self._xp.stop()
-            where = "ends inside a character" if exc.end >= len(seen) and final else "holds bytes that are not"
-            self._ctx.report(C.ENCODING, f"the document {where} valid {self._encoding} ({exc.reason}); reading "
+            self._ctx.report(C.ENCODING, f"bytes that are not valid {self._encoding} ({exc.reason}); reading "
                                          "stopped: re-encode the file as UTF-8", self._lines + 1)
             return
         self._give(text)

@@ -68,6 +68,7 @@ LX_SLICE = 1 << 20
 
 
 _POSITION_SUFFIX = re.compile(r",? line \d+, column \d+\s*$")
+_SOH_IN_MESSAGE = re.compile(r"(Char 0x|Char value )1\b")
 
 
 def _syntax_message(msg: str) -> tuple[ProblemCode, str]:
@@ -113,6 +114,7 @@ class XmlPass(XsdBatching):
         self._log_seen = 0  # entries of lxml's log already looked at (see _scan_log)
         self._ns_error: tuple[str, int | None, int | None] | None = None
         self._ns_said = False
+        self._nul: bool | None = None  # whether the first NUL or U+0001 handed to lxml was a NUL (see lx_feed)
         self.dead = False
         self.count = 0
         self._news = 0
@@ -143,7 +145,17 @@ class XmlPass(XsdBatching):
     def lx_feed(self, data: bytes) -> None:
         """Hand bytes to lxml, at most :data:`LX_SLICE` at a time: libxml2 refuses to buffer more than 10 MB of
         unparsed input ("Buffer size limit exceeded"), so a document given in one piece would fail where the
-        same bytes read in chunks do not. Each slice is drained before the next (memory stays flat)."""
+        same bytes read in chunks do not. Each slice is drained before the next (memory stays flat).
+
+        A NUL is handed over as U+0001 (as the reader does): libxml2 looks for the end of a comment, PI or
+        declaration with C string functions, which stop at a NUL, so whether it reports one at once or only at the
+        end depended on the chunking; U+0001 is just as invalid everywhere in XML, and the message names the NUL."""
+        if b"\x00" in data:
+            if self._nul is None:
+                self._nul = b"\x01" not in data[:data.index(b"\x00")]
+            data = data.replace(b"\x00", b"\x01")
+        elif self._nul is None and b"\x01" in data:
+            self._nul = False
         if len(data) <= LX_SLICE:
             self._lx_feed(data)
             return
@@ -250,6 +262,8 @@ class XmlPass(XsdBatching):
     def _fatal(self, msg: str, line: int | None, column: int | None) -> None:
         self.dead = True
         self._report_ns_error()
+        if self._nul:  # the character libxml2 names is the NUL the document has
+            msg = _SOH_IN_MESSAGE.sub(r"\g<1>0", msg)
         code, message = _syntax_message(msg)
         self.ctx.report(code, message, line or None, self._fixed_column(line, column))
 
