@@ -235,12 +235,14 @@ class SitemapParser:
         if self._kind not in (DocumentKind.URLSET, DocumentKind.TEXT) or self._over_said:
             return
         self._over_said = True
+        # Every URL was read unless reading stopped (a budget, an error): then the figures are those read so far.
+        read = " (reading stopped: at least this many)" if self._stopped else " (every URL was read)"
         if self._items > MAX_URLS_PER_SITEMAP:
             self.problem(C.URLSET_TOO_MANY, f"{self._items:,} URLs in this sitemap: a sitemap holds at most "
-                         f"{MAX_URLS_PER_SITEMAP:,}; split it (every URL was read)")
+                         f"{MAX_URLS_PER_SITEMAP:,}; split it{read}")
         if self._doc_bytes > MAX_SITEMAP_BYTES:
             self.problem(C.URLSET_TOO_LARGE, f"{self._doc_bytes:,} bytes uncompressed: a sitemap is at most "
-                         f"{MAX_SITEMAP_BYTES:,} bytes (50 MiB); split it (every URL was read)")
+                         f"{MAX_SITEMAP_BYTES:,} bytes (50 MiB); split it{read}")
 
     # --- for the engines ----------------------------------------------------------------------------------
     def problem(

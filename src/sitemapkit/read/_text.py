@@ -78,19 +78,23 @@ class TextEngine:
             if self._dead:
                 return
         if len(self._buf) > MAX_LINE_CHARS:
+            # The line is too long before its end arrived: reported as _one reports a complete one, and its
+            # characters are dropped as they come, so the buffer stays bounded.
             if not self._skipping:
-                self._junk += 1
-                self.o.problem(C.TEXT_NOT_URL, f"line longer than {MAX_LINE_CHARS:,} characters; skipped",
-                               self._line + 1, 1)
+                self._long_line(self._line + 1)
             self._skipping = True
             self._buf = ""
 
-    def _junk_line(self, message: str, column: int, loc: str | None = None) -> None:
+    def _long_line(self, line: int) -> None:
+        self._junk_line(f"line longer than {MAX_LINE_CHARS:,} characters; skipped", 1, line=line)
+
+    def _junk_line(self, message: str, column: int, loc: str | None = None, *, line: int | None = None) -> None:
+        line = self._line if line is None else line
         self._junk += 1
-        self.o.problem(C.TEXT_NOT_URL, message, self._line, column, loc)
+        self.o.problem(C.TEXT_NOT_URL, message, line, column, loc)
         if self._junk >= GIVE_UP_AFTER_JUNK_LINES and self.o.entry_count == 0:
             self.o.problem(C.TEXT_NO_URLS, f"no URL in the first {self._junk} non-blank lines; not a text sitemap, "
-                           "the rest is skipped", self._line, None)
+                           "the rest is skipped", line, None)
             # The rest is skipped unread, but the bytes still flow through the gzip layer and its budget, so a
             # compression bomb is still named as one.
             self._dead = True
@@ -99,6 +103,9 @@ class TextEngine:
         self._line += 1
         if self._skipping:  # the tail of an over-long line
             self._skipping = False
+            return
+        if len(raw) > MAX_LINE_CHARS:  # the whole line arrived at once: the same report as when it comes in pieces
+            self._long_line(self._line)
             return
         s = raw.strip()
         if not s:

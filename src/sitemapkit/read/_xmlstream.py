@@ -42,6 +42,8 @@ def _first_fatal(log: Any) -> Any:
 
 
 _FATAL = etree.ErrorLevels.FATAL
+#: Bytes handed to lxml's parser at a time (well under libxml2's 10 MB limit on unparsed input).
+LX_SLICE = 1 << 20
 
 
 _BARE_AMP = re.compile(rb"&(?!(?:[A-Za-z_:][A-Za-z0-9_.:\-]{0,63}|#[0-9]{1,10}|#[xX][0-9A-Fa-f]{1,8});)")
@@ -259,6 +261,19 @@ class XmlStream:
         self._lx_feed(data)
 
     def _lx_feed(self, data: bytes) -> None:
+        """Hand bytes to lxml, at most :data:`LX_SLICE` at a time: libxml2 refuses to buffer more than 10 MB of
+        unparsed input ("Buffer size limit exceeded"), so a document fed in one piece would stop where the same
+        bytes fed in chunks do not. Each slice is drained before the next."""
+        if len(data) <= LX_SLICE:
+            self._lx_feed_slice(data)
+            return
+        view = memoryview(data)
+        for start in range(0, len(data), LX_SLICE):
+            self._lx_feed_slice(bytes(view[start:start + LX_SLICE]))
+            if self._dead:
+                return
+
+    def _lx_feed_slice(self, data: bytes) -> None:
         p = self._p
         try:
             p.feed(data)

@@ -1,21 +1,22 @@
 """The validator: ``validate_sitemaps(sources, ...) -> ValidationReport``.
 
-Data flow for one file: bytes (read in 1 MiB chunks) -> gzip inflation under a budget (``_sniff.GzipDecoder``)
--> encoding and kind from the first 64 KiB (``_sniff.detect_encoding`` / ``sniff_kind``, shared with the reader)
--> one streaming pass for the kind (``XmlPass`` for urlset / index: well-formedness, XSD and rule checks together;
-``TextPass``; ``FeedPass``) -> problems with file, line, column and the loc they concern. Cross-file checks
-(hreflang reciprocity, children of an index) run once every file is done.
+Data flow for one file (``_stream``): bytes (read in 1 MiB chunks) -> gzip inflation under a budget
+(``_sniff.GzipDecoder``) -> encoding and kind from the head, once its root start tag is complete
+(``_sniff.detect_encoding`` / ``sniff_kind``, shared with the reader) -> one streaming pass for the kind (``XmlPass``
+for urlset / index: well-formedness, XSD and rule checks together; ``TextPass``; ``FeedPass``) -> problems with
+file, line, column and the loc they concern; the same however the bytes arrive. Cross-file checks (hreflang
+reciprocity, children of an index) run once every file is done.
 
 Around it: ``_files`` (directories expanded, files that are not sitemaps skipped, indexes first, an index's
 children found next to it, chunked reading), ``_result`` (the report assembled from the per-file contexts); the
-XML pass is given its fast lane here (``_lane_factory``), so that ``_xml`` and ``_lane`` never import each other.
+XML pass is given its fast lane in ``_stream`` (``_lane_factory``), so that ``_xml`` and ``_lane`` never import
+each other.
 """
 
 from __future__ import annotations
 
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,28 +24,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapkit.core._errors import ConfigurationError
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_SITEMAP_BYTES
 from sitemapkit.core._problems import Problem
 from sitemapkit.core._urls import is_url_source
-from sitemapkit.read import _lane as _fast
-from sitemapkit.read._sniff import DocumentKind, GzipDecoder, detect_encoding, is_gzip, sniff_kind
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import moment, origin_of, scope_of
 from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE, FileContext, Profile, RunOptions
 from sitemapkit.validate._files import Job, children, expand, order, plain_chunks, plain_chunks_of, read_chunks
 from sitemapkit.validate._hreflang import HreflangStore
-from sitemapkit.validate._lane import ValidatorLane
 from sitemapkit.validate._result import FileReport, SkippedFile, ValidationReport, assemble
-from sitemapkit.validate._strategy import LaneFactory
-from sitemapkit.validate._text import FeedPass, TextPass
-from sitemapkit.validate._xml import SITEMAP_NS, XmlPass
+from sitemapkit.validate._stream import run_stream
 
 if TYPE_CHECKING:
     from sitemapkit.fetch._sources import FetchSettings
 
 __all__ = ["FileReport", "Profile", "ValidateProgress", "ValidationReport", "validate_bytes", "validate_sitemaps"]
 
-_SNIFF_BYTES = 65536
 #: Bytes handed to a pass at a time (a fetched body is cut to this size too, so progress moves within it).
 _CHUNK = 1 << 20
 #: Seconds between two calls of the ``on_progress`` hook while a run is busy.
@@ -237,11 +231,29 @@ def validate_bytes(
 ) -> ValidationReport:
     """Validate one document held in memory (an HTTP body, a test string). ``sitemap_url`` enables the scope
     rule."""
+    return validate_pieces(data, [data], source=source, sitemap_url=sitemap_url, profile=profile, now=now,
+                           allow_cross_host=allow_cross_host, xsd=xsd, max_problems=max_problems)
+
+
+def validate_pieces(
+    data: bytes,
+    pieces: Iterable[bytes],
+    *,
+    source: str = "<bytes>",
+    sitemap_url: str | None = None,
+    profile: Profile | str = Profile.GOOGLE,
+    now: datetime | str | None = None,
+    allow_cross_host: bool = False,
+    xsd: bool = True,
+    max_problems: int = MAX_PROBLEMS_PER_CODE,
+) -> ValidationReport:
+    """:func:`validate_bytes` of ``data`` arriving as ``pieces`` (consecutive slices of it, joined they are
+    ``data``): the report is the same however the bytes are cut (the chunking fuzzer and tests compare them)."""
     options = _options(profile, now, allow_cross_host, xsd, max_problems)
     store = HreflangStore() if options.profile is Profile.GOOGLE else None
     try:
         ctx = _new_context(source, sitemap_url, options, store)
-        _run_stream(ctx, iter([data]))
+        _run_stream(ctx, iter(pieces))
         if store is not None:
             for link in store.non_reciprocal():
                 ctx.report(C.HREFLANG_NOT_RECIPROCAL, f"{link.page} lists {link.target} as {link.hreflang!r}, but "
@@ -330,132 +342,5 @@ def _slices(data: bytes) -> Iterator[bytes]:
         yield data[start:start + _CHUNK]
 
 
-def _lane_factory() -> LaneFactory | None:
-    """The fast lane the XML pass is given (a urlset's canonical blocks checked from the bytes), unless turned
-    off (``sitemapkit.read._lane.ENABLED``, for the tests that compare both paths)."""
-    return ValidatorLane if _fast.ENABLED else None
-
-
-class _Sink:
-    """Receives the decompressed bytes: buffers the first 64 KiB to sniff, then streams into one pass."""
-
-    def __init__(self, ctx: FileContext) -> None:
-        self.ctx = ctx
-        self.size = 0
-        self._head: list[bytes] = []
-        self._head_size = 0
-        self._pass: XmlPass | TextPass | FeedPass | None = None
-        self._skip = False
-        self._too_big = False
-
-    def write(self, data: bytes) -> None:
-        if not data:
-            return
-        self.size += len(data)
-        if self.size > MAX_SITEMAP_BYTES and not self._too_big:
-            self._too_big = True
-            self.ctx.report(C.TOO_BIG, f"more than {MAX_SITEMAP_BYTES:,} bytes uncompressed: split the file")
-        if self._skip:
-            return
-        if self._pass is None:
-            self._head.append(data)
-            self._head_size += len(data)
-            if self._head_size < _SNIFF_BYTES:
-                return
-            self._start(final=False)
-            return
-        self._pass.feed(data)
-
-    def close(self) -> None:
-        if self._pass is None and not self._skip:
-            self._start(final=True)
-        if self._pass is not None:
-            self._pass.close()
-
-    def _start(self, *, final: bool) -> None:
-        ctx = self.ctx
-        head = b"".join(self._head)
-        self._head = []
-        if not head.strip(b" \t\r\n\x00"):
-            ctx.kind = "empty"
-            ctx.report(C.EMPTY_FILE, "empty file: a sitemap needs a root element and at least one entry"
-                       if not head else "the file holds only whitespace")
-            self._skip = True
-            return
-        enc = detect_encoding(head[:1024])
-        text = head[enc.bom_length:].decode(enc.encoding if enc.known else "utf-8", errors="replace")
-        info = sniff_kind(text, final=True)
-        kind = info.kind
-        ctx.kind = kind.value
-        if not enc.is_utf8 or not enc.known:
-            found = enc.declared or enc.encoding
-            ctx.report(C.ENCODING, f"the file is {found} ({enc.source}); sitemaps must be UTF-8: re-encode it", 1)
-        if info.doctype is not None and kind is not DocumentKind.HTML:
-            ctx.report(C.DOCTYPE, "a DOCTYPE is declared: remove it (DTDs and entities are never read)", 1)
-            self._skip = True
-            return
-        if kind is DocumentKind.HTML:
-            ctx.report(C.UNREADABLE, "this is an HTML page, not a sitemap: serve the sitemap itself", 1)
-            self._skip = True
-            return
-        if kind in (DocumentKind.URLSET, DocumentKind.INDEX) and info.root not in ("urlset", "sitemapindex"):
-            ctx.report(C.ROOT_ELEMENT, f"root element <{info.root}>: XML names are case-sensitive; write "
-                                       f"<{(info.root or '').lower()}> and lowercase element names", 1)
-            self._skip = True
-            return
-        if kind in (DocumentKind.URLSET, DocumentKind.INDEX):
-            ns_ok = info.namespace == SITEMAP_NS
-            if not ns_ok:
-                got = f"namespace {info.namespace!r}" if info.namespace else "no namespace"
-                ctx.report(C.NAMESPACE, f"<{info.root}> has {got}: use xmlns=\"{SITEMAP_NS}\" (http, no trailing "
-                                        "slash)", 1)
-            self._pass = XmlPass(ctx, index=kind is DocumentKind.INDEX, namespace_ok=ns_ok, lane=_lane_factory())
-        elif kind is DocumentKind.TEXT:
-            self._pass = TextPass(ctx, enc.encoding if enc.known else "utf-8")
-            head = head[enc.bom_length:]
-        elif kind in (DocumentKind.RSS, DocumentKind.ATOM):
-            self._pass = FeedPass(ctx)
-        else:
-            if info.root is not None:
-                ctx.report(C.ROOT_ELEMENT, f"root element <{info.root}> is not a sitemap: use <urlset> or "
-                                           "<sitemapindex>", 1)
-            else:
-                # Not even a root element: let the XML parser say where it breaks.
-                self._pass = XmlPass(ctx, index=False, namespace_ok=False, lane=_lane_factory())
-                self._pass.feed(head)
-                return
-            self._skip = True
-            return
-        self._pass.feed(head)
-
-
 def _run_stream(ctx: FileContext, chunks: Iterable[bytes], tracker: _Tracker | None = None) -> None:
-    sink = _Sink(ctx)
-    decoder: GzipDecoder | None = None
-    first = True
-    for chunk in chunks:
-        if tracker is not None:
-            tracker.chunk(len(chunk))
-        if first:
-            first = False
-            if is_gzip(chunk):
-                decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES, source=ctx.source)
-        if decoder is None:
-            sink.write(chunk)
-            continue
-        try:
-            for piece in decoder.iter_decompress(chunk):  # lazily: one slice at a time
-                sink.write(piece)
-        except zlib.error as exc:
-            ctx.report(C.UNREADABLE, f"corrupt gzip data ({exc}): recompress the file")
-            break
-        if decoder.exceeded:
-            ctx.report(C.TOO_BIG, f"decompressed data passed {DEFAULT_MAX_DECOMPRESSED_BYTES:,} bytes; reading "
-                                  "stopped: split the file")
-            break
-    if decoder is not None:
-        for piece in decoder.flush():
-            sink.write(piece)
-        if not decoder.finished and not decoder.exceeded:
-            ctx.report(C.UNREADABLE, "the gzip stream is truncated: recompress the file")
-    sink.close()
+    run_stream(ctx, chunks, tracker.chunk if tracker is not None else None)

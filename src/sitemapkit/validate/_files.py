@@ -167,30 +167,58 @@ def children(ctx: FileContext, job: Job, queue: list[Job]) -> list[Job]:
 
 def plain_chunks_of(data: bytes) -> Iterator[bytes]:
     """The document's bytes after gzip (for the column pass)."""
-    if not is_gzip(data):
-        yield data
-        return
-    decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
-    yield from decoder.iter_decompress(data)
-    yield from decoder.flush()
+    return _plain(iter([data]))
 
 
 def plain_chunks(path: Path) -> Generator[bytes, None, None]:
+    """The file's bytes after gzip (for the column pass)."""
+    yield from _plain(read_chunks(path))
+
+
+#: Compressed bytes inflated at a time: the validator's steps too (``_stream``), so that the column
+#: pass sees the same bytes however the document was read.
+GZ_STEP = 16384
+
+
+def _plain(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """Bytes after gzip, inflated in steps at fixed offsets; they end where the data is corrupt or the budget
+    is reached, as the validator's reading does."""
     decoder: GzipDecoder | None = None
-    first = True
-    for chunk in read_chunks(path):
-        if first:
-            first = False
-            if is_gzip(chunk):
-                decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
+    head = b""
+    carry = b""
+    for chunk in chunks:
         if decoder is None:
-            yield chunk
-        else:
-            yield from decoder.iter_decompress(chunk)
-            if decoder.exceeded:
+            head += chunk
+            if len(head) < 2:
+                continue
+            if not is_gzip(head):
+                yield head
+                yield from chunks
                 return
-    if decoder is not None:
+            decoder = GzipDecoder(max_bytes=DEFAULT_MAX_DECOMPRESSED_BYTES)
+            chunk, head = head, b""
+        data = carry + chunk
+        end = len(data) - len(data) % GZ_STEP
+        carry = data[end:]
+        if not (yield from _inflate(decoder, data[:end])):
+            return
+    if decoder is None:
+        if head:
+            yield head
+        return
+    if (yield from _inflate(decoder, carry)):
         yield from decoder.flush()
+
+
+def _inflate(decoder: GzipDecoder, data: bytes) -> Generator[bytes, None, bool]:
+    for start in range(0, len(data), GZ_STEP):
+        try:
+            yield from decoder.iter_decompress(data[start:start + GZ_STEP])
+        except zlib.error:
+            return False
+        if decoder.exceeded:
+            return False
+    return True
 
 
 def read_chunks(path: Path) -> Iterator[bytes]:

@@ -36,6 +36,8 @@ class TextPass:
     def __init__(self, ctx: FileContext, encoding: str = "utf-8") -> None:
         self.ctx = ctx
         self._decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+        self._encoding = encoding
+        self._codec_name = "UTF-8" if encoding == "utf-8" else encoding
         self._fallback = False
         self._pending: list[str] = []  # pieces of the current line (at most MAX_LINE_CHARS in all)
         self._pending_size = 0
@@ -46,15 +48,29 @@ class TextPass:
         self._count = 0
         self._template = False
 
+    def _decode(self, data: bytes, final: bool) -> str:
+        """The characters of ``data``; bytes that are not valid become U+FFFD, the first such are reported with
+        their line. The same characters and the same report however the bytes are cut (the decoder holds a
+        character cut at the end of a piece; after bad bytes it goes on just past them)."""
+        out: list[str] = []
+        while True:
+            try:
+                out.append(self._decoder.decode(data, final))
+                return "".join(out)
+            except UnicodeDecodeError as exc:
+                seen = exc.object  # the bytes the decoder held, then data
+                self._decoder.reset()
+                out.append(seen[:exc.start].decode(self._encoding, errors="replace"))
+                out.append("\ufffd")
+                if not self._fallback:
+                    self._fallback = True
+                    line = self._line + 1 + sum(piece.count("\n") for piece in out)
+                    self.ctx.report(C.ENCODING, f"bytes are not valid {self._codec_name} ({exc.reason}): re-encode "
+                                                "the file as UTF-8", line)
+                data = bytes(seen[exc.end:])
+
     def feed(self, data: bytes, *, final: bool = False) -> None:
-        try:
-            text = self._decoder.decode(data, final)
-        except UnicodeDecodeError as exc:
-            if not self._fallback:
-                self.ctx.report(C.ENCODING, f"bytes are not valid UTF-8 ({exc.reason}): re-encode the file as "
-                                            "UTF-8", self._line + 1)
-                self._fallback = True
-            text = data.decode("utf-8", errors="replace")
+        text = self._decode(data, final)
         start = 0
         while True:
             nl = text.find("\n", start)
@@ -93,8 +109,15 @@ class TextPass:
         self._over = False
         self._over_head = ""
 
-    def close(self) -> None:
-        self.feed(b"", final=True)
+    def close(self, *, cut: bool = False) -> None:
+        """The end of the document; ``cut`` when reading stopped inside it (a budget, corrupt or truncated gzip):
+        the line it stopped in is incomplete, so it is neither checked nor counted as a URL."""
+        if cut:
+            self._pending = []
+            self._pending_size = 0
+            self._over = False
+        else:
+            self.feed(b"", final=True)
         if self._count > MAX_URLS_PER_SITEMAP:
             self.ctx.report(C.TOO_MANY_URLS, f"{self._count:,} URLs; the limit is {MAX_URLS_PER_SITEMAP:,}: split "
                                              "the file")

@@ -67,9 +67,14 @@ _VALUE_ELEMENTS = frozenset({"loc", "lastmod", "changefreq", "priority", "durati
                              "publication_date", "language", "href", "hreflang"})
 
 Element = etree._Element
+_FATAL = etree.ErrorLevels.FATAL
+_ERROR = etree.ErrorLevels.ERROR
+#: Bytes handed to lxml's parser at a time (well under libxml2's 10 MB limit on unparsed input).
+LX_SLICE = 1 << 20
 
 
 _POSITION_SUFFIX = re.compile(r",? line \d+, column \d+\s*$")
+_SOH_IN_MESSAGE = re.compile(r"(Char 0x|Char value )1\b")
 
 
 def _syntax_message(msg: str) -> tuple[ProblemCode, str]:
@@ -91,7 +96,8 @@ class XmlPass(XsdBatching):
 
     ``lane`` (for a urlset) builds the fast lane this pass hands its bytes to first (see ``_strategy``)."""
 
-    def __init__(self, ctx: FileContext, *, index: bool, namespace_ok: bool, lane: LaneFactory | None = None) -> None:
+    def __init__(self, ctx: FileContext, *, index: bool, namespace_ok: bool, lane: LaneFactory | None = None,
+                 encoding: str | None = None) -> None:
         self.ctx = ctx
         self.index = index
         entry = "sitemap" if index else "url"
@@ -101,6 +107,7 @@ class XmlPass(XsdBatching):
         # Start events too: the entry still open is followed, its children capped as they arrive (ChildTrimmer).
         self._parser = etree.XMLPullParser(
             events=("start", "end"), tag="{*}" + entry, resolve_entities=False, no_network=True, load_dtd=False,
+            encoding=encoding,
         )
         self.xsd = ctx.options.xsd and namespace_ok
         self._schema = load_schema(SchemaKind.INDEX if index else SchemaKind.URLSET) if self.xsd else None
@@ -111,6 +118,10 @@ class XmlPass(XsdBatching):
         self._running = None
         self._pending: Any = None  # the last entry ended, taken out when the next one ends (see _drain)
         self._xsd_seen = set()
+        self._log_seen = 0  # entries of lxml's log already looked at (see _scan_log)
+        self._ns_error: tuple[str, int | None, int | None] | None = None
+        self._ns_said = False
+        self._nul: bool | None = None  # whether the first NUL or U+0001 handed to lxml was a NUL (see lx_feed)
         self.dead = False
         self.count = 0
         self._news = 0
@@ -140,27 +151,73 @@ class XmlPass(XsdBatching):
         self.lx_feed(data)
 
     def lx_feed(self, data: bytes) -> None:
+        """Hand bytes to lxml, at most :data:`LX_SLICE` at a time: libxml2 refuses to buffer more than 10 MB of
+        unparsed input ("Buffer size limit exceeded"), so a document given in one piece would fail where the
+        same bytes read in chunks do not. Each slice is drained before the next (memory stays flat).
+
+        A NUL is handed over as U+0001 (as the reader does): libxml2 looks for the end of a comment, PI or
+        declaration with C string functions, which stop at a NUL, so whether it reports one at once or only at the
+        end depended on the chunking; U+0001 is just as invalid everywhere in XML, and the message names the NUL."""
+        if b"\x00" in data:
+            if self._nul is None:
+                self._nul = b"\x01" not in data[:data.index(b"\x00")]
+            data = data.replace(b"\x00", b"\x01")
+        elif self._nul is None and b"\x01" in data:
+            self._nul = False
+        if len(data) <= LX_SLICE:
+            self._lx_feed(data)
+            return
+        view = memoryview(data)
+        for start in range(0, len(data), LX_SLICE):
+            self._lx_feed(bytes(view[start:start + LX_SLICE]))
+            if self.dead:
+                return
+
+    def _lx_feed(self, data: bytes) -> None:
+        parser = self._parser
         try:
-            self._parser.feed(data)
+            parser.feed(data)
         except etree.XMLSyntaxError as exc:
             self._drain_all()
-            self._syntax_error(exc)
+            self._scan_log(parser.feed_error_log)  # the error that stopped libxml2, and namespace errors before it
+            if not self.dead:
+                self._syntax_error(exc)
             return
         self._drain()
+        # libxml2 logs namespace errors (a prefix not declared, an xmlns that is not a URI) and goes on; it stops at
+        # some fatal errors (an undefined entity in an attribute) without failing this feed, and lxml raises only
+        # at the next feed, about whatever came next. Both are taken from the log here, the same whatever the
+        # chunking.
+        log = parser.feed_error_log
+        if len(log) > self._log_seen:
+            self._scan_log(log)
 
-    def close(self) -> None:
+    def _finish_lane(self) -> None:
         lane = self._lane
         if lane is not None and not self.dead:
             self._lane = None
             rest = lane.finish()
             if rest and not self.dead:
                 self.lx_feed(rest)
+
+    def stop(self) -> None:
+        """The bytes end here (what follows cannot be decoded): read what came, and nothing more."""
+        self._finish_lane()
+        if not self.dead:
+            self._drain_all()
+            self.dead = True
+
+    def close(self) -> None:
+        self._finish_lane()
         if not self.dead:
             try:
                 top: Any = self._parser.close()
             except etree.XMLSyntaxError as exc:
                 self._drain_all()
-                self._syntax_error(exc)
+                self._scan_log(self._parser.feed_error_log)
+                if not self.dead and self._ns_error is None:
+                    self._syntax_error(exc)
+                # else: only namespace errors, reported below; libxml2 read the whole document
             else:
                 self._drain_all()
                 if self._root is None and top is not None:
@@ -172,15 +229,51 @@ class XmlPass(XsdBatching):
                 if isinstance(child.tag, str) and child.getparent() is root:
                     self._stray(child)
         self._flush_batch(final=True)
+        self._report_ns_error()
         self._finish()
 
-    def _syntax_error(self, exc: etree.XMLSyntaxError) -> None:
-        self.dead = True
-        line, column = exc.position if exc.position and exc.position[0] else (exc.lineno or None, None)
-        if line == self.col_fix_line and column:
+    def _scan_log(self, log: Any) -> None:
+        """The entries of lxml's log not seen yet: the first namespace error is kept (reported at the end), the
+        first fatal error ends reading."""
+        entries = list(log)
+        for entry in entries[self._log_seen:]:
+            level = entry.level
+            if level == _FATAL:
+                self._log_seen = len(entries)
+                self._drain_all()
+                self._fatal(entry.message or "", entry.line, entry.column)
+                return
+            if level == _ERROR and self._ns_error is None:
+                self._ns_error = (entry.message or "", entry.line or None, entry.column or None)
+        self._log_seen = len(entries)
+
+    def _report_ns_error(self) -> None:
+        """The first namespace error libxml2 logged (it reads on past them): the document is not namespace
+        well-formed. Reported once, at the end or where reading stopped."""
+        found = self._ns_error
+        if found is not None and not self._ns_said:
+            self._ns_said = True
+            message, line, column = found
+            text = _POSITION_SUFFIX.sub("", message.strip())
+            self.ctx.report(C.NOT_WELL_FORMED, f"not well-formed XML (namespaces): {text}", line,
+                            self._fixed_column(line, column))
+
+    def _fixed_column(self, line: int | None, column: int | None) -> int | None:
+        if line is not None and line == self.col_fix_line and column:
             column += self.col_fix  # the fast lane handed over mid-line: lxml counts from there
-        code, message = _syntax_message(exc.msg or str(exc))
-        self.ctx.report(code, message, line or None, column or None)
+        return column or None
+
+    def _syntax_error(self, exc: etree.XMLSyntaxError) -> None:
+        line, column = exc.position if exc.position and exc.position[0] else (exc.lineno or None, None)
+        self._fatal(exc.msg or str(exc), line, column)
+
+    def _fatal(self, msg: str, line: int | None, column: int | None) -> None:
+        self.dead = True
+        self._report_ns_error()
+        if self._nul:  # the character libxml2 names is the NUL the document has
+            msg = _SOH_IN_MESSAGE.sub(r"\g<1>0", msg)
+        code, message = _syntax_message(msg)
+        self.ctx.report(code, message, line or None, self._fixed_column(line, column))
 
     def _set_root(self, el: Element) -> None:
         self._root = el

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from copy import deepcopy
 from typing import Any, cast
 
 from lxml import etree
@@ -38,7 +39,15 @@ def copy_root(root: Element) -> Element:
     errors about the root's attributes carry the root's line)."""
     nsmap: Any = root.nsmap
     attrib: dict[str, str] = {str(k): str(v) for k, v in root.attrib.items()}
-    copy = etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
+    try:
+        copy = etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
+    except ValueError:
+        # A root libxml2 read past namespace errors (an xmlns that is not a URI, an attribute with an undeclared
+        # prefix, reported as not well-formed): lxml refuses to build such an element, so the root is copied as
+        # libxml2 built it, and emptied.
+        copy = deepcopy(root)
+        copy.text = None
+        del copy[:]
     if root.sourceline:
         cast(Any, copy).sourceline = root.sourceline
     return copy
@@ -75,8 +84,12 @@ class _BatchValidation(threading.Thread):
 
 
 def batch_root(doc: bytes) -> Element:
-    """Parse a batch document built by the fast lane (well-formed by construction)."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    """Parse a batch document built by the fast lane (well-formed by construction, but for namespace errors of
+    the root start tag, which the XML pass reports: libxml2 reads past them and builds the same tree as there,
+    which lxml hands over only in its recovering mode). Its bytes are UTF-8 (a document in another encoding is
+    decoded before the XML pass sees it, ``_transcode``)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=True,
+                             encoding="utf-8")
     return etree.fromstring(doc, parser)
 
 
