@@ -8,8 +8,10 @@ from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import ReaderStateError, SitemapParser
 from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
+from sitemapkit.read._source import ByteSource, not_a_sitemap, open_bytes, sitemap_files
 
 __all__ = [
+    "ByteSource",
     "DocumentKind",
     "EncodingInfo",
     "Event",
@@ -21,7 +23,10 @@ __all__ = [
     "SitemapParser",
     "Sniffed",
     "iter_events",
+    "not_a_sitemap",
+    "open_bytes",
     "parse_bytes",
     "read_file",
+    "sitemap_files",
     "sniff",
 ]
