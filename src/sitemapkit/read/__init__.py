@@ -8,7 +8,7 @@ from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import ReaderStateError, SitemapParser
 from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
-from sitemapkit.read._source import ByteSource, not_a_sitemap, open_bytes, sitemap_files
+from sitemapkit.read._source import ByteSource, no_sitemap_files, not_a_sitemap, open_bytes, sitemap_files
 
 __all__ = [
     "ByteSource",
@@ -23,6 +23,7 @@ __all__ = [
     "SitemapParser",
     "Sniffed",
     "iter_events",
+    "no_sitemap_files",
     "not_a_sitemap",
     "open_bytes",
     "parse_bytes",

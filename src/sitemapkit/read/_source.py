@@ -19,7 +19,7 @@ import io
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -61,7 +61,7 @@ class ByteSource:
         while chunk := read(size):
             yield chunk
 
-    def plain(self, size: int = _CHUNK) -> Iterator[bytes]:
+    def plain(self, size: int = _CHUNK) -> Generator[bytes, None, None]:
         """The bytes with every gzip layer undone (nested layers too), each layer's output within ``max_bytes``:
         past it :class:`~sitemapkit.core.LimitExceededError` is raised; corrupt gzip raises ``zlib.error``."""
         decoder: GzipDecoder | None = None
