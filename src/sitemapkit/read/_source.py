@@ -23,7 +23,7 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from sitemapkit.core._errors import LimitExceededError, NotAFileError, SourceNotFoundError
+from sitemapkit.core._errors import InputError, LimitExceededError, NotAFileError, SourceNotFoundError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._problems import escape_controls, quote_value, shorten
 from sitemapkit.read._sniff import DocumentKind, GzipDecoder, is_gzip, sniff
@@ -81,9 +81,15 @@ class ByteSource:
                 continue
             yield from decoder.iter_decompress(chunk)
             if decoder.exceeded:
-                raise decoder.limit_error()
+                raise LimitExceededError(f"{self.name}: {decoder.limit_error()}", limit=self.max_bytes,
+                                         source=self.name)
         if decoder is not None:
             yield from decoder.flush()
+
+    def plain_stream(self) -> io.BufferedReader:
+        """:meth:`plain` as a binary stream (for readers of lines); corrupt gzip raises
+        :class:`~sitemapkit.core.InputError` naming the source."""
+        return io.BufferedReader(_ChunkReader(self.plain(), self.name))
 
     def close(self) -> None:
         if self._owned:
@@ -94,6 +100,36 @@ class ByteSource:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _ChunkReader(io.RawIOBase):
+    """A readable raw stream over an iterator of byte chunks."""
+
+    def __init__(self, chunks: Generator[bytes, None, None], name: str) -> None:
+        self._chunks = chunks
+        self._name = name
+        self._buf = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while not self._buf:
+            try:
+                nxt = next(self._chunks, None)
+            except zlib.error as exc:
+                raise InputError(f"{self._name}: corrupt gzip data ({exc})") from None
+            if nxt is None:
+                return 0
+            self._buf = nxt
+        n = min(len(buffer), len(self._buf))
+        buffer[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def close(self) -> None:
+        self._chunks.close()
+        super().close()
 
 
 def open_bytes(source: str | os.PathLike[str] | BinaryIO, *, max_bytes: int | None = DEFAULT_MAX_DECOMPRESSED_BYTES,

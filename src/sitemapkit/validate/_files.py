@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 from sitemapkit.core._errors import InputError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.read._sniff import DocumentKind, GzipDecoder, is_gzip, sniff
-from sitemapkit.read._source import no_sitemap_files, not_a_sitemap, sitemap_files
+from sitemapkit.read._source import no_sitemap_files, not_a_sitemap, open_bytes, sitemap_files
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import origin_of
 from sitemapkit.validate._context import FileContext
@@ -62,8 +62,8 @@ def expand(sources: Iterable[str | os.PathLike[str]], base_url: str | None,
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as f:
-        return f.read(8192)
+    with open_bytes(path) as src:
+        return src.read(8192)
 
 
 def order(jobs: list[Job]) -> list[Job]:
@@ -151,6 +151,5 @@ def plain_chunks(path: Path) -> Generator[bytes, None, None]:
 
 
 def read_chunks(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as f:
-        while chunk := f.read(_CHUNK):
-            yield chunk
+    with open_bytes(path) as src:
+        yield from src.chunks(_CHUNK)
