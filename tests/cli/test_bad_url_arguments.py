@@ -133,14 +133,18 @@ def test_a_jsonl_line_nested_too_deeply_is_an_error_with_its_line(
     assert "https://example.com/a" in (tmp_path / "out" / "sitemap.xml").read_text(encoding="utf-8")
 
 
-def test_urls_refuses_a_directory_as_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_urls_refuses_a_folder_without_sitemap_files_as_a_usage_error(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """urls reads a folder as validate does (issue 23, one byte source): one without sitemap files is a usage
+    error for both."""
     folder = tmp_path / "folder"
     folder.mkdir()
+    (folder / "robots.txt").write_text("User-agent: *\n", encoding="utf-8")
     code, out, err = _run(["urls", str(folder)], capsys)
     assert code == 2
-    assert f"{folder}: is a directory; give the sitemap files in it" in err
+    assert f"{folder}: no sitemap files (*.xml, *.xml.gz, *.txt, *.gz) in this directory (1 skipped: robots.txt" in err
     assert out == ""
-    code, _out, _err = _run(["validate", str(folder)], capsys)  # validate reads a folder; empty: a usage error too
+    code, _out, _err = _run(["validate", str(folder)], capsys)
     assert code == 2
 
 

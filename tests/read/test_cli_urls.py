@@ -160,5 +160,6 @@ def test_whole_corpus_through_the_cli_without_traceback() -> None:
     locs = r.stdout.splitlines()
     assert len(locs) > 100_000
     assert all(loc.startswith(("http://", "https://")) for loc in locs)
-    for line in r.stderr.splitlines():
-        assert ": error SM1" in line or ": warning SM1" in line or line.startswith("sitemapkit: error: "), line
+    for line in r.stderr.splitlines():  # reader problems; SM517: a local index whose folder lacks some sitemaps
+        assert (": error SM1" in line or ": warning SM1" in line or ": warning SM517" in line
+                or line.startswith("sitemapkit: error: ")), line

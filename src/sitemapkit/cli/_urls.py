@@ -28,7 +28,7 @@ from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit.core._problems import Problem, Severity, escape_controls, escape_json_controls
 from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch._items import EntryBatch, SitemapNode
-from sitemapkit.fetch._sources import open_sources
+from sitemapkit.fetch._sources import local_set, open_sources
 from sitemapkit.read import Located
 
 if TYPE_CHECKING:
@@ -157,14 +157,15 @@ def _for_cli(problem: Problem) -> Problem:
 @click.option("--strict", is_flag=True,
               help="Stop reading a source at its first error or repaired irregularity (see `validate` for a report).")
 @click.option("--follow/--no-follow", default=True, show_default=True,
-              help="For URL sources: walk sitemap indexes down to their sitemaps (--no-follow lists the child "
-                   "sitemaps of an index instead).")
+              help="Walk sitemap indexes down to their sitemaps: fetched for URLs, from the index's folder for "
+                   "files (--no-follow lists the child sitemaps of an index instead).")
 @quiet_option
 @fetch_options
 def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow: bool, quiet: bool = False,
          **fetch: Any) -> None:
     """List the URLs in sitemap files: urlsets, sitemap indexes (their child sitemaps, kind "sitemap"),
-    text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path, - for standard input, a
+    text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path (a local index's sitemaps
+    are read from its folder by file name), a folder (the sitemap files in it), - for standard input, a
     sitemap URL (an index is walked down to its sitemaps unless --no-follow), or a site URL such as
     https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked).
 
@@ -177,7 +178,13 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls https://example.com/ --format jsonl --unique > urls.jsonl
       sitemapkit urls sitemap.xml --format csv --no-follow
     """
-    check_sources(sources, dirs=False)
+    check_sources(sources)
+    for source in sources:  # a folder without sitemap files is a usage error, as for validate and diff
+        if source != "-" and os.path.isdir(source):
+            try:
+                local_set(source)
+            except FileNotFoundError as exc:
+                raise click.BadParameter(escape_controls(f"{source}: {exc.strerror}"), param_hint="SOURCE") from None
     settings = settings_from(fetch)
     stream = sys.stdout
     out = _Output(fmt, stream)
@@ -198,13 +205,16 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                         if isinstance(event, EntryBatch):
                             progress.entries(len(event.entries))
                             entries = _first_seen(event.entries, seen) if unique else event.entries
-                            # a file's runs are named by the source as given ("<stdin>" for -), as single events
-                            out.write_many(entries, event.sitemap if is_url else name)
-                            if event.refs and not (walked and fmt == "text"):  # an index's children, as read
+                            # a file's runs are named by the file ("<stdin>" for -), as single events
+                            doc = event.sitemap if is_url or event.sitemap != "-" else name
+                            out.write_many(entries, doc)
+                            # an index's children, as read (those in batches were followed: a URL index walked,
+                            # a local index's sitemaps found in its folder)
+                            if event.refs and not (follow and fmt == "text"):
                                 for ref in event.refs:
                                     if unique and seen.add(ref.loc):
                                         continue
-                                    out.write(ref, name)
+                                    out.write(ref, name if is_url else doc)
                             for problem in event.problems:
                                 failed = failed or problem.severity is Severity.ERROR
                                 stream.flush()

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
     from sitemapkit.fetch._retry import RetryPolicy
     from sitemapkit.fetch._robots import RobotsTxt
-    from sitemapkit.fetch._sources import DocumentDone, FetchSettings, local_child, open_sources
+    from sitemapkit.fetch._sources import DocumentDone, FetchSettings, local_child, local_set, open_sources
     from sitemapkit.fetch._transports import (
         AddressRefusedError,
         AiohttpTransport,
@@ -66,6 +66,7 @@ _WHERE: dict[str, str] = {
     "discover": "sitemapkit.fetch._discover",
     "fetch_robots": "sitemapkit.fetch._discover",
     "local_child": "sitemapkit.fetch._sources",
+    "local_set": "sitemapkit.fetch._sources",
     "open_sources": "sitemapkit.fetch._sources",
     "walk": "sitemapkit.fetch._walk",
     "walk_site": "sitemapkit.fetch._discover",
@@ -105,6 +106,7 @@ __all__ = [
     "discover",
     "fetch_robots",
     "local_child",
+    "local_set",
     "open_sources",
     "walk",
     "walk_site",

@@ -1,4 +1,4 @@
-"""The fetch layer's problem codes (SM5xx): fetching and walking sitemaps (SM501-SM516), reading robots.txt
+"""The fetch layer's problem codes (SM5xx): fetching and walking sitemaps (SM501-SM517), reading robots.txt
 (SM520-SM529) and discovery (SM530-SM531). The face imports this module, so importing any part of the layer
 registers them (see ``core/_problems.define_code``); the modules that report them import them from here.
 """
@@ -25,6 +25,7 @@ __all__ = [
     "SM514",
     "SM515",
     "SM516",
+    "SM517",
     "SM520",
     "SM521",
     "SM522",
@@ -78,6 +79,9 @@ SM515 = define_code("SM515", Severity.ERROR, "address refused",
 SM516 = define_code("SM516", Severity.ERROR, MESSAGE,
                     "The document is binary (an image, an archive, a program): give a sitemap, XML, text or feed, "
                     "gzip-compressed or not.", area=_AREA)
+SM517 = define_code("SM517", Severity.WARNING, "sitemap of a local index not found in its folder",
+                    "A local index's sitemaps are read from the index's own folder by file name: put the file "
+                    "there, or remove the entry.", area=_AREA)
 
 SM520 = define_code("SM520", Severity.WARNING, "robots.txt could not be fetched",
                     "Serve /robots.txt with status 200 (or 404 if there is none).", area=_AREA)

@@ -2,7 +2,10 @@
 
 :func:`open_sources` is what ``urls``, ``validate`` and ``discover`` share:
 
-- a file path (or ``-`` for standard input) is read with the reader;
+- a file path (or ``-`` for standard input) is read with the reader (opened by ``sitemapkit.read.open_bytes``,
+  the one byte source); a folder is the sitemap files in it (``sitemapkit.read.sitemap_files``); with ``follow``
+  a local index's sitemaps are read from its folder by file name, right after it (:func:`local_set`,
+  ``_local_events``);
 - a sitemap URL is fetched and read; with ``follow`` (the default) the sitemaps an index lists are fetched too,
   and so on down the tree, within the limits of :class:`FetchSettings`;
 - a site URL (``https://example.com`` or ``https://example.com/``) is discovered (robots.txt, well-known paths,
@@ -17,9 +20,7 @@ flat and a caller that stops early stops the walk.
 
 from __future__ import annotations
 
-import io
 import os
-import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -34,9 +35,17 @@ from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._binary import MESSAGE, looks_binary
-from sitemapkit.fetch._codes import SM516
+from sitemapkit.fetch._codes import SM516, SM517
 from sitemapkit.fetch._items import EntryBatch, SitemapNode
-from sitemapkit.read import DocumentKind, Event, Located, SitemapParser
+from sitemapkit.read import (
+    DocumentKind,
+    Event,
+    Located,
+    SitemapParser,
+    no_sitemap_files,
+    open_bytes,
+    sitemap_files,
+)
 
 if TYPE_CHECKING:
     # The HTTP side (aiohttp, asyncio, the walker) is imported when a URL is read, not when only files are: a
@@ -50,7 +59,7 @@ if TYPE_CHECKING:
     from sitemapkit.fetch._walk import WalkOptions
 
 __all__ = ["DocumentDone", "FetchSettings", "SourceEvent", "is_url_source", "iterate_async", "local_child",
-           "open_sources"]
+           "local_set", "open_sources"]
 
 T = TypeVar("T")
 
@@ -240,14 +249,11 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
     parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions)
     kept: list[bytes] | None = [] if keep_bytes else None
     entries = 0
-    stream = sys.stdin.buffer if source == "-" else Path(source).open("rb")  # noqa: SIM115 - closed below
-    # Standard input is read with read1(): whatever is available, so a slow producer is parsed as it writes.
-    read: Callable[[int], bytes] = stream.read
-    if source == "-" and isinstance(stream, io.BufferedReader):
-        read = stream.read1
+    stream = open_bytes(source, max_bytes=max_bytes, name=source)  # standard input is read as it comes (read1)
+    read = stream.read
     try:
         chunk: bytes | None = _first_chunk(read)
-        if chunk and looks_binary(chunk, complete=len(chunk) < _READ_CHUNK and source != "-"):
+        if chunk and looks_binary(chunk, complete=len(chunk) < _READ_CHUNK and not stream.live):
             # One line for the whole file, instead of a problem per line of garbage; the rest is not read.
             yield SM516.problem(Location(source), MESSAGE)
             yield DocumentDone(source, DocumentKind.UNKNOWN, 0, chunk if keep_bytes else None, None)
@@ -275,9 +281,65 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
                 break
             chunk = None
     finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+        stream.close()
     yield DocumentDone(source, parser.kind, entries, b"".join(kept) if kept is not None else None, None)
+
+
+def local_set(source: str) -> list[str]:
+    """The files a local SOURCE stands for: a folder is the sitemap files in it (``sitemapkit.read.sitemap_files``,
+    the rule ``validate`` and ``diff`` use too); a file or ``-`` is itself. Raises ``FileNotFoundError`` for a
+    missing path or a folder without sitemap files."""
+    if source == "-":
+        return [source]
+    if os.path.isdir(source):
+        found, passed = sitemap_files(source)
+        if not found:
+            raise FileNotFoundError(2, no_sitemap_files(source, passed).removeprefix(f"{source}: "), source)
+        return [str(p) for p in found]
+    if not os.path.exists(source):
+        raise FileNotFoundError(2, "No such file or directory", source)
+    return [source]
+
+
+def _local_events(source: str, *, follow: bool, keep_bytes: bool, positions: bool, strict: bool,
+                  max_bytes: int, runs: bool) -> Iterator[SourceEvent | EntryBatch]:
+    """The events of a local SOURCE: each file of :func:`local_set` and, with ``follow``, the sitemaps a local
+    index lists that are in its folder (by file name, :func:`local_child`), read right after it. A file is read
+    once (by real path: a folder's children met again through its index, or an index loop, are not re-read).
+    When an index's folder holds some of its sitemaps, each one it lacks is an SM517 warning naming it; an index
+    alone (none of them beside it) is listed as it is. A followed child's ref comes in an
+    :class:`EntryBatch` (``refs``) with ``runs``, as a walked URL index's refs do; the others as single events."""
+    pending = local_set(source)
+    seen = {os.path.realpath(p) for p in pending if p != "-"}
+    while pending:
+        current = pending.pop(0)
+        folder = None if current == "-" or not follow else Path(current).parent
+        children: list[str] = []
+        found = 0
+        missing: list[tuple[SitemapRef, int | None]] = []
+        for ev in _file_events(current, keep_bytes=keep_bytes, positions=positions, strict=strict,
+                               max_bytes=max_bytes, runs=runs):
+            ref = ev.item if isinstance(ev, Located) else ev
+            if folder is None or not isinstance(ref, SitemapRef):
+                yield ev
+                continue
+            child = local_child(ref.loc, folder)
+            if child is None:
+                missing.append((ref, ev.line if isinstance(ev, Located) else None))
+                yield ev
+                continue
+            found += 1
+            real = os.path.realpath(child)
+            if real not in seen:
+                seen.add(real)
+                children.append(str(child))
+            yield EntryBatch(current, (), (), (ref,)) if runs and not positions else ev
+        if found:
+            for ref, line in missing:
+                name = unquote(urlsplit(ref.loc).path).rsplit("/", 1)[-1] or "(no file name)"
+                yield SM517.problem(Location(current, line, loc=ref.loc),
+                                    f"{ref.loc} not read: no file {name!r} in {folder}, the index's folder")
+        pending[0:0] = children
 
 
 def _node_events(node: SitemapNode) -> Iterator[SourceEvent]:
@@ -300,9 +362,10 @@ def open_sources(
 ) -> Iterator[SourceEvent | EntryBatch]:
     """Read every SOURCE in order and stream its events (see the module docstring).
 
-    ``follow`` (default True) walks indexes found at URLs down to their sitemaps; False reads only the documents
-    named (their children still appear as :class:`SitemapRef` events). ``positions`` and ``strict`` apply to
-    files (URL documents are read leniently, positions off). ``on_item`` is called with each
+    ``follow`` (default True) walks indexes found at URLs down to their sitemaps, and reads the sitemaps of a
+    local index that are in its folder; False reads only the documents named (their children still appear as
+    :class:`SitemapRef` events). ``positions`` and ``strict`` apply to files (URL documents are read leniently,
+    positions off). ``on_item`` is called with each
     :class:`Discovery` and :class:`SitemapNode` as soon as it is known (for progress on stderr). With
     ``batches=True`` the entries of fetched sitemaps arrive as :class:`EntryBatch` (which names the sitemap they
     came from, and carries the problems found meanwhile) instead of one :class:`UrlEntry` at a time;
@@ -316,10 +379,8 @@ def open_sources(
     do_follow = True if follow is None else follow
     for source in sources:
         if not is_url_source(source):
-            if source != "-" and not os.path.exists(source):
-                raise FileNotFoundError(2, "No such file or directory", source)
-            yield from _file_events(source, keep_bytes=keep_bytes, positions=positions, strict=strict,
-                                    max_bytes=cfg.max_bytes, runs=file_batches)
+            yield from _local_events(source, follow=do_follow, keep_bytes=keep_bytes, positions=positions,
+                                     strict=strict, max_bytes=cfg.max_bytes, runs=file_batches)
             continue
         opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes, stream_problems=True)
         from sitemapkit.fetch._discover import walk_site

@@ -19,14 +19,13 @@ from urllib.parse import unquote, urlsplit
 
 from sitemapkit.core import InputError, Location, Problem, SitemapRef, UrlEntry
 from sitemapkit.generator._site import SiteRun, iter_static_site
-from sitemapkit.read import DocumentKind, Located, iter_events, sniff
+from sitemapkit.read import DocumentKind, Located, iter_events, open_bytes, sniff
 from sitemapkit.write._inputs import (
     SM612,
     InputItem,
     RunItem,
     filter_urls,
     items_of_runs,
-    iter_input,
     iter_input_runs,
 )
 
@@ -115,27 +114,28 @@ def _iter_one(path: str, base_url: str | None, include: Sequence[str], exclude: 
         yield from iter_static_site(path, base_url=base_url, include=include, exclude=exclude,
                                     skip_files=skip_files, run=site)
         return
-    if path == "-":
-        if stdin is None:
-            raise InputError("standard input is not available")
-        source = "<stdin>"
-        prefix = _read_prefix(stdin)
-        stream: BinaryIO | None = io.BufferedReader(_Prefixed(prefix, stdin))
-    else:
-        source = path
+    if path == "-" and stdin is None:
+        raise InputError("standard input is not available")
+    source = "<stdin>" if path == "-" else path
+    try:
+        opened = open_bytes(path, stdin=stdin, name=source)  # the one byte source
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
         try:
-            with open(path, "rb") as fh:
-                prefix = fh.read(_SNIFF_BYTES)
+            prefix = _read_prefix(opened.stream)
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-        stream = None
-    kind = _sitemap_kind(prefix, source)
-    if kind is None:  # a URL list, CSV or JSONL: the write layer's readers
-        yield from iter_input_runs(path, include=include, exclude=exclude, stdin=stream)
-        return
-    items = _iter_index(path, stream, source) if kind is DocumentKind.INDEX else _iter_document(
-        stream if stream is not None else path, source)
-    yield from filter_urls(items, include, exclude) if include or exclude else items
+        stream: BinaryIO = io.BufferedReader(_Prefixed(prefix, opened.stream))
+        kind = _sitemap_kind(prefix, source)
+        if kind is None:  # a URL list, CSV or JSONL: the write layer's readers, gzip undone under the budget
+            plain = open_bytes(stream, name=source).plain_stream()
+            yield from iter_input_runs(path, include=include, exclude=exclude, plain=plain)
+            return
+        items = _iter_index(path, stream, source) if kind is DocumentKind.INDEX else _iter_document(stream, source)
+        yield from filter_urls(items, include, exclude) if include or exclude else items
+    finally:
+        opened.close()
 
 
 def _sitemap_kind(prefix: bytes, source: str) -> DocumentKind | None:
@@ -166,11 +166,11 @@ def _iter_document(src: str | BinaryIO, source: str) -> Iterator[InputItem]:
             yield event, Location(source)
 
 
-def _iter_index(path: str, stream: BinaryIO | None, source: str) -> Iterator[InputItem]:
+def _iter_index(path: str, stream: BinaryIO, source: str) -> Iterator[InputItem]:
     """A sitemap index and, as each ``<sitemap>`` is read, the sitemap it lists (from the index's folder, by file
     name): index order, and nothing held but the current child."""
     folder = None if path == "-" else Path(path).parent
-    for event in iter_events(stream if stream is not None else path, source=source, positions=True):
+    for event in iter_events(stream, source=source, positions=True):
         if isinstance(event, Problem):
             yield event
             continue
@@ -197,8 +197,8 @@ def _iter_ref(ref: SitemapRef, where: Location, folder: Path | None) -> Iterator
 
 def _iter_child(child: Path, where: Location) -> Iterator[InputItem]:
     try:
-        with open(child, "rb") as fh:
-            prefix = fh.read(_SNIFF_BYTES)
+        with open_bytes(child) as opened:
+            prefix = _read_prefix(opened.stream)
     except OSError as exc:
         yield SM612.problem(where, f"{where.loc} not read: cannot read {child}: {exc.strerror or exc}")
         return
@@ -206,7 +206,8 @@ def _iter_child(child: Path, where: Location) -> Iterator[InputItem]:
     if info.kind in _FEEDS:
         yield from _iter_document(str(child), str(child))
     elif info.kind is DocumentKind.TEXT:
-        yield from iter_input(str(child))
+        with open_bytes(child) as opened:
+            yield from items_of_runs(iter_input_runs(str(child), plain=opened.plain_stream()))
     elif info.kind is DocumentKind.INDEX:
         yield SM612.problem(where, f"{where.loc} not read: {child} is itself an index (indexes do not nest)")
     else:

@@ -8,9 +8,11 @@ from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import ReaderStateError, SitemapParser
 from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
+from sitemapkit.read._source import ByteSource, no_sitemap_files, not_a_sitemap, open_bytes, sitemap_files
 from sitemapkit.read._trim import ChildTrimmer, Dropped, child_name
 
 __all__ = [
+    "ByteSource",
     "ChildTrimmer",
     "DocumentKind",
     "Dropped",
@@ -25,7 +27,11 @@ __all__ = [
     "Sniffed",
     "child_name",
     "iter_events",
+    "no_sitemap_files",
+    "not_a_sitemap",
+    "open_bytes",
     "parse_bytes",
     "read_file",
+    "sitemap_files",
     "sniff",
 ]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -11,13 +10,13 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
-from sitemapkit.core._errors import NotAFileError, SourceNotFoundError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import SitemapRef, UrlEntry
 from sitemapkit.core._problems import Problem, Severity
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import READ_CHUNK, SitemapParser
 from sitemapkit.read._sniff import DocumentKind
+from sitemapkit.read._source import open_bytes
 
 __all__ = ["ParseResult", "iter_events", "parse_bytes", "read_file"]
 
@@ -90,27 +89,9 @@ def parse_bytes(
     return _collect(_drive(parser, iter((data,))), parser)
 
 
-def _chunks(stream: BinaryIO, size: int) -> Iterator[bytes]:
-    while True:
-        chunk = stream.read(size)
-        if not chunk:
-            return
-        yield chunk
-
-
-def _open(path: Path) -> BinaryIO:
-    """``path`` opened for reading; the project's own errors for a missing file or a directory."""
-    if path.is_dir():
-        raise NotAFileError(errno.EISDIR, "is a directory, not a sitemap file", str(path))
-    try:
-        return path.open("rb")
-    except FileNotFoundError:
-        raise SourceNotFoundError(errno.ENOENT, "no such file or directory", str(path)) from None
-
-
 def _file_chunks(path: Path, size: int) -> Iterator[bytes]:
-    with _open(path) as fh:  # opened on the first read, closed at the end (or when the iterator is dropped)
-        yield from _chunks(fh, size)
+    with open_bytes(path) as src:  # opened on the first read, closed at the end (or when the iterator is dropped)
+        yield from src.chunks(size)
 
 
 def iter_events(
@@ -135,7 +116,7 @@ def iter_events(
         return _drive(parser, _file_chunks(path, chunk_size))
     name = source or str(getattr(path_or_stream, "name", "<stream>"))
     parser = SitemapParser(name, strict=strict, max_decompressed_bytes=max_decompressed_bytes, positions=positions)
-    return _drive(parser, _chunks(path_or_stream, chunk_size))
+    return _drive(parser, open_bytes(path_or_stream, name=name).chunks(chunk_size))
 
 
 def read_file(
@@ -153,14 +134,9 @@ def read_file(
     """
     if isinstance(path_or_stream, (str, os.PathLike)):
         src = source or str(path_or_stream)
-        stream: BinaryIO = _open(Path(path_or_stream))
     else:
         src = source or str(getattr(path_or_stream, "name", "<stream>"))
-        stream = path_or_stream
     parser = SitemapParser(src, strict=strict, max_decompressed_bytes=max_decompressed_bytes)
-    try:
-        return _collect(_drive(parser, _chunks(stream, READ_CHUNK)), parser)
-    finally:
-        if stream is not path_or_stream:
-            stream.close()
+    with open_bytes(path_or_stream, name=src) as stream:  # a stream given is left open
+        return _collect(_drive(parser, stream.chunks(READ_CHUNK)), parser)
 

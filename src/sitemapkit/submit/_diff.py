@@ -21,15 +21,13 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from sitemapkit.core import Problem, ScratchDir, SitemapRef, StoreConnection, StoreSpec, UrlEntry, open_store
-from sitemapkit.fetch import DocumentDone, EntryBatch, FetchSettings, open_sources
-from sitemapkit.fetch._sources import local_child
+from sitemapkit.core import Problem, ScratchDir, StoreConnection, StoreSpec, UrlEntry, open_store
+from sitemapkit.core._urls import is_url_source
+from sitemapkit.fetch import EntryBatch, FetchSettings, local_set, open_sources
 from sitemapkit.read import Located
-from sitemapkit.validate._files import not_a_sitemap
 
 __all__ = [
     "CACHE_KIB",
@@ -48,7 +46,6 @@ FIELDS: tuple[str, ...] = ("lastmod", "changefreq", "priority", "images", "video
 #: Page cache and sorter memory of the temporary database, in KiB.
 CACHE_KIB = 32 * 1024
 _BATCH = 5000
-_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".txt", ".txt.gz", ".gz", ".rss", ".atom")
 
 _SPEC = StoreSpec(kind="the diff's temporary database", app_id=0x534B4446, version=1,
                   advice="point TMPDIR at a folder with more room")
@@ -116,43 +113,27 @@ def entry_fingerprint(entry: UrlEntry) -> bytes:
 
 def expand_source(source: str) -> list[str]:
     """The sources a SOURCE argument stands for: a folder is the sitemap files in it (``*.xml``, ``*.xml.gz``,
-    ``*.txt``, ``*.gz``, feeds; recursively, sorted; files named so that are something else by their content,
-    such as robots.txt, are passed over); anything else is itself."""
-    if source == "-" or not os.path.isdir(source):
-        return [source]
-    found = [str(p) for p in sorted(Path(source).rglob("*"))
-             if p.is_file() and p.name.lower().endswith(_SITEMAP_SUFFIXES) and not_a_sitemap(p) is None]
-    if not found:
-        raise FileNotFoundError(2, "no sitemap files (*.xml, *.xml.gz, *.txt, *.gz) in this folder", source)
-    return found
+    ``*.txt``, ``*.gz``; recursively, sorted; files named so that are something else by their content, such as
+    robots.txt, are passed over: :func:`sitemapkit.fetch.local_set`, the rule of ``urls`` and ``validate``);
+    anything else is itself."""
+    return [source] if is_url_source(source) else local_set(source)
 
 
 def source_entries(source: str, settings: FetchSettings, strict: bool,
              on_problem: Callable[[Problem], None]) -> Iterator[UrlEntry]:
-    """Every URL entry of one SOURCE argument; a local index pulls in the child files next to it."""
-    pending = expand_source(source)
-    seen = {os.path.realpath(p) for p in pending if p != "-"}
-    while pending:
-        current = pending.pop(0)
-        local = current == "-" or not current.startswith(("http://", "https://"))
-        for event in open_sources([current], settings=settings, strict=strict, batches=True):
-            if isinstance(event, EntryBatch):
-                yield from event.entries
-                for problem in event.problems:
-                    on_problem(problem)
-                continue
-            item = event.item if isinstance(event, Located) else event
-            if isinstance(item, UrlEntry):
-                yield item
-            elif isinstance(item, Problem):
-                on_problem(item)
-            elif isinstance(item, SitemapRef) and local and current != "-":
-                child = local_child(item.loc, Path(current).parent)
-                if child is not None and os.path.realpath(child) not in seen:
-                    seen.add(os.path.realpath(child))
-                    pending.append(str(child))
-            elif isinstance(item, DocumentDone):
-                continue
+    """Every URL entry of one SOURCE argument, read by :func:`~sitemapkit.fetch.open_sources` (a folder is its
+    sitemap files, a local index pulls in the sitemaps in its folder, each file read once)."""
+    for event in open_sources([source], settings=settings, strict=strict, batches=True):
+        if isinstance(event, EntryBatch):
+            yield from event.entries
+            for problem in event.problems:
+                on_problem(problem)
+            continue
+        item = event.item if isinstance(event, Located) else event
+        if isinstance(item, UrlEntry):
+            yield item
+        elif isinstance(item, Problem):
+            on_problem(item)
 
 
 def _load(db: sqlite3.Connection, table: str, sources: Sequence[str], settings: FetchSettings, strict: bool,

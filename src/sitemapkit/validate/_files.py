@@ -13,8 +13,8 @@ from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.core._errors import InputError
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.core._problems import escape_controls, quote_value, shorten
 from sitemapkit.read._sniff import DocumentKind, GzipDecoder, is_gzip, sniff
+from sitemapkit.read._source import no_sitemap_files, not_a_sitemap, open_bytes, sitemap_files
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import origin_of
 from sitemapkit.validate._context import FileContext
@@ -23,8 +23,6 @@ from sitemapkit.validate._result import SkippedFile
 __all__ = ["Job", "children", "expand", "not_a_sitemap", "order", "plain_chunks", "plain_chunks_of", "read_chunks"]
 
 _CHUNK = 1 << 20
-_SITEMAP_SUFFIXES = (".xml", ".xml.gz", ".txt", ".txt.gz", ".gz")
-_SNIFF_HEAD = 8192
 
 
 @dataclass(slots=True)
@@ -45,24 +43,14 @@ def expand(sources: Iterable[str | os.PathLike[str]], base_url: str | None,
         path = Path(text)
         if path.is_dir():
             base = base_url if base_url is None or base_url.endswith("/") else base_url + "/"
-            found = False
-            passed: list[SkippedFile] = []
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and child.name.lower().endswith(_SITEMAP_SUFFIXES):
-                    reason = not_a_sitemap(child)
-                    if reason is not None:
-                        passed.append(SkippedFile(str(child), reason))
-                        continue
-                    rel = child.relative_to(path).as_posix()
-                    found = True
-                    yield Job(child, str(child), urljoin(base, rel) if base else None)
+            found, passed = sitemap_files(path)  # the read layer's rule, shared with urls and diff
             if not found:
-                why = "; ".join(f"{Path(s.source).name}: {s.reason}" for s in passed[:3])
-                raise InputError(f"{text}: no sitemap files (*.xml, *.xml.gz, *.txt, *.gz) in this directory"
-                                 + (f" ({len(passed)} skipped: {why}{'; ...' if len(passed) > 3 else ''})"
-                                    if passed else ""))
+                raise InputError(no_sitemap_files(text, passed))
+            for child in found:
+                rel = child.relative_to(path).as_posix()
+                yield Job(child, str(child), urljoin(base, rel) if base else None)
             if skipped is not None:
-                skipped.extend(passed)
+                skipped.extend(SkippedFile(str(p), reason) for p, reason in passed)
         elif path.is_file():
             url = None
             if base_url is not None:
@@ -74,39 +62,9 @@ def expand(sources: Iterable[str | os.PathLike[str]], base_url: str | None,
             raise InputError(f"{text}: no such file or directory")
 
 
-def not_a_sitemap(path: Path) -> str | None:
-    """Why the file is not a sitemap, from its first bytes (gzip inflated): an HTML page, XML with another root,
-    or text that does not start with a URL (``robots.txt``, notes). None when it is one, or may be one that is
-    broken (empty, unreadable, corrupt gzip, not well-formed): those are validated, and reported."""
-    head = b""
-    chunks = plain_chunks(path)
-    try:
-        for chunk in chunks:
-            head += chunk
-            if len(head) >= _SNIFF_HEAD:
-                break
-    except (OSError, zlib.error):
-        return None
-    finally:
-        chunks.close()
-    found = sniff(head[:_SNIFF_HEAD])
-    info, enc = found.kind, found.encoding
-    kind = info.kind
-    if kind is DocumentKind.HTML:
-        return "an HTML page, not a sitemap"
-    if kind is DocumentKind.UNKNOWN and info.root is not None and info.doctype is None:
-        return f"XML with root <{escape_controls(shorten(info.root, 40))}>, not a sitemap"
-    if kind is DocumentKind.TEXT:
-        text = head[enc.bom_length:_SNIFF_HEAD].decode(enc.encoding if enc.known else "utf-8", errors="replace")
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        if not first.lower().startswith(("http://", "https://")):
-            return f"text that does not start with a URL (first line {quote_value(first, 40)}), not a sitemap"
-    return None
-
-
 def _head(path: Path) -> bytes:
-    with path.open("rb") as f:
-        return f.read(8192)
+    with open_bytes(path) as src:
+        return src.read(8192)
 
 
 def order(jobs: list[Job]) -> list[Job]:
@@ -222,6 +180,5 @@ def _inflate(decoder: GzipDecoder, data: bytes) -> Generator[bytes, None, bool]:
 
 
 def read_chunks(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as f:
-        while chunk := f.read(_CHUNK):
-            yield chunk
+    with open_bytes(path) as src:
+        yield from src.chunks(_CHUNK)

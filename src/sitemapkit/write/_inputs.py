@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 from urllib.parse import quote, urlsplit
 
-from sitemapkit.core._errors import InputError, InvalidValueError
+from sitemapkit.core._errors import InputError, InvalidValueError, LimitExceededError
 from sitemapkit.core._lastmod import LastMod
+from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
 from sitemapkit.core._model import UrlEntry
 from sitemapkit.core._problems import Location, Problem, Severity, define_code
 from sitemapkit.write._lists import EntryRun, Reports, RunItem, read_runs, text_blocks
@@ -81,8 +82,35 @@ def _open_binary(path: str, stdin: BinaryIO | None) -> tuple[io.BufferedIOBase, 
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)
     if buffered.peek(2)[:2] == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=buffered, mode="rb"), buffered
+        # The library's own path (the write layer may not import the reader's decoder): one gzip layer, its
+        # output bounded by the default byte budget. ``generate`` passes ``plain`` instead (the one byte source).
+        return io.BufferedReader(_Bounded(gzip.GzipFile(fileobj=buffered, mode="rb"), path)), buffered
     return buffered, buffered
+
+
+class _Bounded(io.RawIOBase):
+    """A stream that raises :class:`LimitExceededError` once more than the default byte budget was read."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self._inner = inner
+        self._name = "<stdin>" if name == "-" else name
+        self._total = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        n: int = self._inner.readinto(buffer)
+        self._total += n
+        if self._total > DEFAULT_MAX_DECOMPRESSED_BYTES:
+            raise LimitExceededError(f"{self._name}: decompressed data exceeds the budget of "
+                                     f"{DEFAULT_MAX_DECOMPRESSED_BYTES:,} bytes",
+                                     limit=DEFAULT_MAX_DECOMPRESSED_BYTES, source=self._name)
+        return n
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
 
 
 def sniff_kind(path: str, first_line: str | None = None) -> InputKind:
@@ -144,11 +172,19 @@ def iter_input_runs(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     stdin: BinaryIO | None = None,
+    plain: BinaryIO | None = None,
 ) -> Iterator[RunItem]:
     """A URL list (text, CSV or JSONL file, or ``-``) as runs of entries and problems, in line order: the same
-    entries and problems :func:`iter_input` yields, grouped. Raises :class:`InputError` as it does."""
+    entries and problems :func:`iter_input` yields, grouped. Raises :class:`InputError` as it does.
+
+    ``plain``: the input already opened, gzip undone (``generate`` opens every input through the one byte
+    source, ``sitemapkit.read.open_bytes``, under its byte budget; the caller closes it)."""
     source = "<stdin>" if path == "-" else path
-    stream, under = _open_binary(path, stdin)
+    if plain is not None:
+        stream: Any = plain
+        under: Any = None
+    else:
+        stream, under = _open_binary(path, stdin)
     try:
         blocks = text_blocks(stream, source)  # the lines as io.TextIOWrapper(newline="") reads them
         first_block = next(blocks, None)
@@ -163,7 +199,7 @@ def iter_input_runs(
             runs = filter_runs(runs, include, exclude)
         yield from runs
     finally:
-        if path != "-":
+        if path != "-" and under is not None:
             stream.close()
             under.close()  # a GzipFile leaves the file it reads open
 
