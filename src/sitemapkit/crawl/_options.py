@@ -152,7 +152,8 @@ CRAWL_OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("stall_timeout", "float", 30.0,
                "Seconds a request may wait for a connection, or for the next bytes of a response, before it has "
                "stalled (and is retried or fails).", "S", low=0.01),
-    OptionSpec("retries", "int", 2, "Retries on 408/429/5xx and connection errors (backoff, Retry-After honoured).",
+    OptionSpec("retries", "int", 2, "Retries on 408/429/5xx and connection errors (exponential backoff, Retry-After "
+               "honoured).",
                "N", low=0),
     OptionSpec("strip_param", "names", (),
                "Also remove this query parameter from URLs ('*' suffix as wildcard; repeatable). utm_*, gclid, "
