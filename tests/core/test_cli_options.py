@@ -7,7 +7,9 @@ one meaning its per-command help spells out in detail. A name that changes meani
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from pathlib import Path
 
 import click
 import pytest
@@ -128,3 +130,25 @@ def test_crawl_and_audit_take_the_crawl_options_from_one_table() -> None:
             if spec.kind in ("int", "float"):
                 assert isinstance(param.type, click.IntRange | click.FloatRange)
                 assert (param.type.min, param.type.max) == (spec.low, spec.high), (command, spec.flag)
+
+
+def test_the_readme_examples_use_option_names_the_commands_have() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    ctx = click.Context(cli)
+    unknown: list[str] = []
+    checked = 0
+    for block in re.findall(r"```sh\n(.*?)```", readme, re.S):
+        for line in block.splitlines():
+            words = line.split("#")[0].split()
+            if len(words) < 2 or words[0] != "sitemapkit" or words[1] not in cli.list_commands(ctx):
+                continue
+            command = cli.get_command(ctx, words[1])
+            assert command is not None
+            known = {o for p in command.params if isinstance(p, click.Option) and not p.hidden for o in p.opts}
+            for word in words[2:]:
+                if word.startswith("-") and word != "-":
+                    checked += 1
+                    if word.split("=")[0] not in known | {"--help", "-h"}:
+                        unknown.append(f"{words[1]} {word}: {line.strip()}")
+    assert checked > 10
+    assert not unknown, unknown
