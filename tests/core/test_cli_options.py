@@ -33,6 +33,7 @@ SHARED_MEANING = {
     "--out": "the directory the command writes its results into",
     "--quiet": "no progress on standard error",
     "--scheduler": "the address of a Dask scheduler",
+    "--stall-timeout": "a response that sends no bytes for this long has stalled",
     "--state": "the file the command keeps its own working state in (its format is the command's)",
     "--strict": "stop reading a source at its first error or repaired irregularity",
     "--workers": "local Dask workers",

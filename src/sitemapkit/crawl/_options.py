@@ -150,8 +150,8 @@ CRAWL_OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("ignore_robots", "flag", False, "Do not obey robots.txt (rules and Crawl-delay)."),
     OptionSpec("user_agent", "text", DEFAULT_USER_AGENT, "User-Agent header."),
     OptionSpec("stall_timeout", "float", 30.0,
-               "Seconds a request may wait for a connection, or for the next bytes of a response, before it has "
-               "stalled (and is retried or fails).", "S", low=0.01),
+               "A response that sends no bytes for this long has stalled: it fails (retried up to --retries; "
+               "a connection not made within 10 s fails the same way).", "S", low=0.01),
     OptionSpec("retries", "int", 2, "Retries on 408/429/5xx and connection errors (exponential backoff, Retry-After "
                "honoured).",
                "N", low=0),
@@ -174,7 +174,7 @@ def crawl_options_from(values: Mapping[str, Any], **extra: Any) -> CrawlOptions:
         "max_pages": v["max_pages"], "max_depth": v["max_depth"], "concurrency": v["concurrency"],
         "delay": float(v["delay"]), "include": tuple(v["include"]), "exclude": tuple(v["exclude"]),
         "scope": Scope(v["scope"]), "respect_robots": not v["ignore_robots"], "user_agent": v["user_agent"],
-        "connect_timeout": float(v["stall_timeout"]), "read_timeout": float(v["stall_timeout"]),
+        "read_timeout": float(v["stall_timeout"]),
         "retries": v["retries"], "strip_params": (*DEFAULT_STRIP_PARAMS, *v["strip_param"]),
         "allow_private_addresses": bool(v["allow_private_addresses"]),
     }
