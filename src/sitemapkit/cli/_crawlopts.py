@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sitemapkit.cli._renamed import renamed_option
+from sitemapkit.cli._common import renamed_option
 from sitemapkit.crawl import CRAWL_OPTION_SPECS, OptionSpec
 
 __all__ = ["click_option", "crawl_options"]

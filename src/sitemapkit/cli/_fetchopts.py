@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sitemapkit.cli._renamed import renamed_option
+from sitemapkit.cli._common import renamed_option
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_CONCURRENCY
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._sources import FetchSettings

@@ -17,10 +17,10 @@ from sitemapkit.cli._common import (
     plural,
     print_problem,
     quiet_option,
+    renamed_option,
 )
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.cli._renamed import renamed_option
 from sitemapkit.core import ConfigurationError, Problem
 from sitemapkit.core._limits import MAX_WORKERS
 from sitemapkit.generator import CAP, SHOWN, Exclusion, Generation

@@ -16,8 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sitemapkit.cli._common import plural, print_problem
-from sitemapkit.cli._renamed import renamed_option
+from sitemapkit.cli._common import plural, print_problem, renamed_option
 from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.write import Manifest
 from sitemapkit.write._rolling import FORMATS, Format

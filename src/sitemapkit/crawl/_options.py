@@ -136,7 +136,7 @@ class OptionSpec:
 CRAWL_OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("max_pages", "int", None, "Stop after fetching N URLs (default: no limit).", "N", low=1),
     OptionSpec("max_depth", "int", 50, "Follow links at most N clicks away from the start page.", "N", low=0),
-    OptionSpec("concurrency", "int", 8, f"Simultaneous requests (per host): 1 to {MAX_CONCURRENCY}.", "N",
+    OptionSpec("concurrency", "int", 8, f"Simultaneous requests (per host; at most {MAX_CONCURRENCY}).", "N",
                low=1, high=MAX_CONCURRENCY),
     OptionSpec("delay", "float", 0.0, "Seconds between two requests to one host (robots.txt Crawl-delay wins when "
                                       "larger).", "S", low=0),
