@@ -281,7 +281,7 @@ def bench_harvest(args: argparse.Namespace, rows: list[list[str]]) -> None:
             out = WORK / f"harvest-{workers}"
             shutil.rmtree(out, ignore_errors=True)
             r = child(CLI, str(workers), str(args.threads), "harvest", str(WORK / "hosts.txt"), "--out", str(out),
-                      "--retries", "0", "--timeout", "60", "--quiet")
+                      "--retries", "0", "--deadline", "60", "--quiet")
             if r["code"] != 0 or f"{total:,} URLs" not in str(r["stdout"]):
                 raise SystemExit(f"harvest failed: {r['stdout']}\n{r['stderr'][-3000:]}")
             add(f"harvest, {workers} worker{'s' if workers > 1 else ''} x {args.threads} threads", r, total)

@@ -15,7 +15,7 @@ Cases:
   <url> entries once decoded; ``members``: 2,000 gzip members of 512 KB each) — the 100 MiB budget stops it;
 - ``text-10m``: a 10,000,000-line text sitemap streamed; the column "first URL" is the second at which the
   first URL reached standard output (streaming) and "URLs out" how many were printed;
-- ``stall-8``: an index of 8 children that send 50 bytes, then nothing (``--timeout 900``); the walk must not
+- ``stall-8``: an index of 8 children that send 50 bytes, then nothing (``--deadline 900``); the walk must not
   take 8 × the stall.
 
 Each row: exit status and problem codes, peak RSS (wait4 rusage) and wall seconds.
@@ -252,7 +252,7 @@ def main() -> None:
             ("bomb-deflate urls", ["urls", f"{base}/bomb/deflate"]),
             ("bomb-members urls", ["urls", f"{base}/bomb/members"]),
             ("text-10m urls", ["urls", f"{base}/text-10m.txt"]),
-            ("stall-8 urls", ["urls", "--timeout", "900", f"{base}/stall-index.xml"]),
+            ("stall-8 urls", ["urls", "--deadline", "900", f"{base}/stall-index.xml"]),
         ]
         print("| case | result | peak RSS MB | seconds | URLs out | first URL at s |")
         print("|---|---|---|---|---|---|")

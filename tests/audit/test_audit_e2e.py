@@ -18,7 +18,7 @@ from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.e2e
 
-FAST = ["--retries", "0", "--timeout", "5"]
+FAST = ["--retries", "0", "--stall-timeout", "5"]
 
 
 def run_audit(*args: str) -> subprocess.CompletedProcess[str]:

@@ -95,7 +95,7 @@ def _lines(seed: int) -> tuple[str, str, str]:
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("extra", [[], ["--dedupe"], ["--format", "xml", "--format", "txt", "--gzip"],
-                                   ["--exclude", "/section-1/*"], ["--allow-cross-host"]])
+                                   ["--exclude-path", "/section-1/*"], ["--allow-cross-host"]])
 def test_generate_on_lists_is_the_same_fast_and_general(seed: int, extra: list[str], tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch,
                                                         capfd: pytest.CaptureFixture[str]) -> None:
@@ -106,7 +106,7 @@ def test_generate_on_lists_is_the_same_fast_and_general(seed: int, extra: list[s
     inputs = [str(tmp_path / "urls.txt"), str(tmp_path / "pages.csv"), "-", str(tmp_path / "pages.jsonl")]
     results = []
     for name, fast, run_size in (("general", False, 1), ("fast", True, 1024), ("small-runs", True, 3)):
-        args = [*inputs, "--out", str(tmp_path / name), "--base-url", BASE, "--max-bytes", "2000", *extra]
+        args = [*inputs, "--out", str(tmp_path / name), "--base-url", BASE, "--bytes-per-file", "2000", *extra]
         results.append(_run(monkeypatch, capfd, args, text.encode(), fast=fast, run_size=run_size))
     assert results[1] == results[0]
     assert results[2] == results[0]
@@ -125,7 +125,7 @@ def test_a_large_list_in_many_runs_is_the_same_fast_and_general(tmp_path: Path, 
     (tmp_path / "urls.txt").write_text("\n".join(lines))
     results = []
     for name, fast, run_size in (("general", False, 1), ("fast", True, 1024), ("odd-runs", True, 37)):
-        args = [str(tmp_path / "urls.txt"), "--out", str(tmp_path / name), "--base-url", BASE, "--max-urls", "50"]
+        args = [str(tmp_path / "urls.txt"), "--out", str(tmp_path / name), "--base-url", BASE, "--urls-per-file", "50"]
         results.append(_run(monkeypatch, capfd, args, b"", fast=fast, run_size=run_size))
     assert results[1] == results[0]
     assert results[2] == results[0]
@@ -145,7 +145,7 @@ def test_skips_between_runs_keep_their_lines(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "urls.txt").write_text("\n".join(lines))
     results = []
     for name, fast, run_size in (("general", False, 1), ("fast", True, 1024), ("odd-runs", True, 5)):
-        args = [str(tmp_path / "urls.txt"), "--out", str(tmp_path / name), "--base-url", BASE, "--max-bytes", "2000"]
+        args = [str(tmp_path / "urls.txt"), "--out", str(tmp_path / name), "--base-url", BASE, "--bytes-per-file", "2000"]
         results.append(_run(monkeypatch, capfd, args, b"", fast=fast, run_size=run_size))
     assert results[1] == results[0]
     assert results[2] == results[0]

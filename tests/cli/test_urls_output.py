@@ -30,7 +30,7 @@ from sitemapkit.read import Located
 from tests.support.server import LocalServer
 from tests.support.sites import NS, Site, index_xml, urlset_xml
 
-FAST = ["--timeout", "10", "--retries", "0"]
+FAST = ["--deadline", "10", "--retries", "0"]
 FORMATS = ["text", "jsonl", "csv"]
 
 

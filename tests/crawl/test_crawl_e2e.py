@@ -28,7 +28,7 @@ pytestmark = pytest.mark.e2e
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml",
       "image": "http://www.google.com/schemas/sitemap-image/1.1"}
 # One retry (a loaded machine can stall a page), a short timeout: the slow page (6 s) always times out.
-FAST = ["--retries", "1", "--timeout", "2", "--max-query-variants", "20", "--concurrency", "8"]
+FAST = ["--retries", "1", "--stall-timeout", "2", "--max-query-variants", "20", "--concurrency", "8"]
 
 
 def run_crawl(url: str, out: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e
 
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml",
       "image": "http://www.google.com/schemas/sitemap-image/1.1"}
-FAST = ["--retries", "0", "--timeout", "5", "--concurrency", "4"]
+FAST = ["--retries", "0", "--stall-timeout", "5", "--concurrency", "4"]
 
 
 def run_crawl(url: str, out: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

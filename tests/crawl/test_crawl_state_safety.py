@@ -25,7 +25,7 @@ CONCURRENCY = 4
 
 
 def crawl_cmd(url: str, out: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), "--retries", "0", "--timeout", "20",
+    return [sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), "--retries", "0", "--stall-timeout", "20",
             "--concurrency", str(CONCURRENCY), *args]
 
 

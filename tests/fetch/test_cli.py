@@ -16,7 +16,7 @@ from tests.support.sites import HTML_ERROR, Site, index_xml, urlset_xml
 
 pytestmark = pytest.mark.e2e
 
-FAST = ["--timeout", "5", "--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
+FAST = ["--deadline", "5", "--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

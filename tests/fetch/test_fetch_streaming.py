@@ -311,7 +311,7 @@ def test_stalled_children_are_fetched_side_by_side_and_each_fails_once(stall_ser
     once), each fails after --stall-timeout without bytes, and a body that stalled is not tried again. Before, a
     child of unknown size counted as the whole read-ahead budget, so they went one at a time, each retried."""
     result = CliRunner().invoke(cli, ["urls", stall_server.url("/index.xml"), "--stall-timeout", "1",
-                                       "--timeout", "60", "--retry-backoff", "0.01", "--quiet"])
+                                       "--deadline", "60", "--retry-backoff", "0.01", "--quiet"])
     assert result.exit_code == 1, result.output
     # side by side, at most the per-host limit of 4 (+1: the server counts a closing connection a moment longer)
     assert 2 <= stall_server.most <= 5

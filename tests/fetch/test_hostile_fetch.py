@@ -71,7 +71,7 @@ def test_urls_over_http_reports_every_problem_like_the_file(server: LocalServer,
     url = server.url("/many.xml")
 
     on_disk = run_cli("urls", str(path))
-    over_http = run_cli("urls", url, "--timeout", "10", *FAST)
+    over_http = run_cli("urls", url, "--deadline", "10", *FAST)
 
     disk_problems = _problem_lines(on_disk.stderr, str(path))
     http_problems = _problem_lines(over_http.stderr, url)
@@ -257,7 +257,7 @@ def test_urls_cli_refuses_a_metadata_child_and_redirect_without_a_network_attemp
     site.xml("/a.xml", urlset_xml([server.url("/p1")]))
     server.route("/r.xml", handler=lambda req: Response(302, headers={"Location": "http://[fd00::1]/s.xml"}))
     started = time.monotonic()
-    proc = run_cli("urls", server.url("/index.xml"), "--timeout", "30", *FAST)
+    proc = run_cli("urls", server.url("/index.xml"), "--deadline", "30", *FAST)
     assert time.monotonic() - started < 25  # a connection attempt to 169.254.169.254 would wait for the timeout
     assert proc.returncode == 1
     assert proc.stdout.split() == [server.url("/p1")]
@@ -291,7 +291,7 @@ def test_crawl_refuses_a_redirect_to_a_metadata_address(server: LocalServer, tmp
     server.route("/", body=b'<html><body><a href="/r">r</a></body></html>', content_type="text/html")
     server.route("/r", handler=lambda req: Response(302, headers={"Location": "http://169.254.169.254/latest/"}))
     out = tmp_path / "out"
-    proc = run_cli("crawl", server.url("/"), "--out", str(out), "--timeout", "5")
+    proc = run_cli("crawl", server.url("/"), "--out", str(out), "--stall-timeout", "5")
     assert proc.returncode == 0, proc.stderr
     report = json.loads((out / "crawl-report.json").read_text())
     broken = {b["url"]: b["error"] for b in report["broken"]}
@@ -345,7 +345,7 @@ def trickling_server() -> Iterator[int]:
 
 def test_timeout_is_a_total_deadline_against_a_trickling_server(trickling_server: int) -> None:
     started = time.monotonic()
-    proc = run_cli("urls", f"http://127.0.0.1:{trickling_server}/slow.xml", "--timeout", "2", "--retries", "3",
+    proc = run_cli("urls", f"http://127.0.0.1:{trickling_server}/slow.xml", "--deadline", "2", "--retries", "3",
                    "--retry-backoff", "0.01", timeout=60)
     elapsed = time.monotonic() - started
     assert elapsed < 15  # before: one attempt ran 300 s, and retries made it ~20 minutes

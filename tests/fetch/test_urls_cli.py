@@ -13,7 +13,7 @@ from tests.support.sites import Site, index_xml, urlset_xml
 
 pytestmark = pytest.mark.e2e
 
-FAST = ["--timeout", "2", "--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
+FAST = ["--deadline", "2", "--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
 
 
 def run_urls(*args: str) -> subprocess.CompletedProcess[str]:

@@ -21,7 +21,7 @@ from tests.support.sites import NS, Site, index_xml, urlset_xml
 
 pytestmark = pytest.mark.e2e
 
-FAST = ["--timeout", "10", "--retries", "0"]
+FAST = ["--deadline", "10", "--retries", "0"]
 # What must never reach a terminal from a binary input: C0 controls other than tab and line feed, DEL, and the
 # raw high bytes a binary file is made of (decoded as U+FFFD or as Latin-1 controls).
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd]")

@@ -94,7 +94,7 @@ def validate(out: Path, pattern: str = "sitemap*.xml") -> None:
 def test_partitioned_generate_equals_single_process(tmp_path: Path) -> None:
     entries = [entry(n) for n in range(sum(SIZES))]
     jsonl, parquet_dir = write_inputs(tmp_path, entries)
-    limits = ("--base-url", BASE, "--max-urls", str(MAX_URLS))
+    limits = ("--base-url", BASE, "--urls-per-file", str(MAX_URLS))
 
     single = run("generate", *map(str, jsonl), "--out", str(tmp_path / "single"), *limits)
     assert single.returncode == 0, single.stderr
@@ -129,7 +129,7 @@ def test_partitioned_generate_dedupe_equals_single_process(tmp_path: Path) -> No
         path.parent.mkdir(exist_ok=True)
         path.write_text("".join(json.dumps(entry_to_dict(entries[n])) + "\n" for n in picks))
         files.append(str(path))
-    limits = ("--base-url", BASE, "--max-urls", "6", "--dedupe", "--gzip")
+    limits = ("--base-url", BASE, "--urls-per-file", "6", "--dedupe", "--gzip")
     single = run("generate", *files, "--out", str(tmp_path / "single"), *limits)
     assert single.returncode == 0, single.stderr
     par = run("generate", str(tmp_path / "data"), "--out", str(tmp_path / "par"), "--workers", "2", *limits)

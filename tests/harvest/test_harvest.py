@@ -85,7 +85,7 @@ def hosts_file(tmp_path: Path, servers: dict[str, LocalServer]) -> Path:
 
 def harvest(tmp_path: Path, hosts: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return run("harvest", str(hosts), "--out", str(tmp_path / "out"), "--workers", "2", "--threads", "2",
-               "--no-processes", "--retries", "0", "--timeout", "5", "--max-bytes", "1000000", *extra)
+               "--no-processes", "--retries", "0", "--deadline", "5", "--max-bytes", "1000000", *extra)
 
 
 def key(server: LocalServer) -> str:
@@ -151,7 +151,7 @@ def test_harvest_end_to_end_resume_refresh_and_generate(sites: dict[str, LocalSe
     # generate on the dataset, two workers: a valid set with exactly the harvested URLs.
     pub = tmp_path / "pub"
     gen = run("generate", str(out), "--out", str(pub), "--base-url", a.url("/"), "--workers", "2",
-              "--allow-cross-host", "--max-urls", "4")
+              "--allow-cross-host", "--urls-per-file", "4")
     assert gen.returncode == 0, gen.stderr
     files = sorted(pub.glob("sitemap-*.xml"))
     assert len(files) >= 4

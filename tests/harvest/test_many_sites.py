@@ -1,6 +1,6 @@
 """``sitemapkit harvest`` on 200 sites at once, end to end on one machine: every site has its own loopback address
 (127.0.0.2 … 127.0.0.201, one port, one accepting thread), the sites differ in size and layout, and some are
-hostile (a cyclic index, a gzip bomb, 5xx, a server too slow for --timeout, HTML instead of XML). Run through the
+hostile (a cyclic index, a gzip bomb, 5xx, a server too slow for --deadline, HTML instead of XML). Run through the
 CLI on a local Dask cluster of two worker processes; the Parquet row count of every host is asserted exactly and
 every failure is a row of hosts.parquet with its code."""
 
@@ -29,7 +29,7 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 from tests.support.sites import index_xml, urlset_xml
 
 SITES = 200
-#: --timeout of the run; the slow sites answer after SLOW seconds.
+#: --deadline of the run; the slow sites answer after SLOW seconds.
 TIMEOUT = 2.0
 SLOW = 6.0
 
@@ -184,7 +184,7 @@ def build_site(i: int, srv: LoopbackSites, address: str) -> tuple[str, Expect]:
         r["/sitemap.xml"] = (503, b"busy", "text/plain", 0.0)
         return srv.url(address), Expect("failed", codes={"SM502"})
 
-    def slow() -> tuple[str, Expect]:  # answers after --timeout
+    def slow() -> tuple[str, Expect]:  # answers after --deadline
         r["/sitemap.xml"] = (200, urlset_xml(_urls(base, "s", 5)), XML, SLOW)
         return srv.url(address, "/sitemap.xml"), Expect("failed", codes={"SM501"})
 
@@ -258,7 +258,7 @@ def test_harvest_200_loopback_sites(sites: tuple[LoopbackSites, list[str], dict[
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "sitemapkit", "harvest", str(hosts), "--out", str(out), "--workers", "2",
-         "--threads", "4", "--retries", "0", "--timeout", str(TIMEOUT), "--max-bytes", "1000000", "--quiet"],
+         "--threads", "4", "--retries", "0", "--deadline", str(TIMEOUT), "--max-bytes", "1000000", "--quiet"],
         capture_output=True, text=True, timeout=180)
     elapsed = time.monotonic() - started
     failed = sum(1 for e in expect.values() if e.status == "failed")
@@ -292,7 +292,7 @@ def test_harvest_200_loopback_sites(sites: tuple[LoopbackSites, list[str], dict[
             assert row["errors"] >= 1
             assert not (out / "urls" / f"host={row['host'].replace(':', '%3A')}").exists()
     assert len({r["worker"] for r in rows}) == 2  # hosts went to both workers
-    # The slow hosts were given up on at --timeout, not waited for (generous bound against a hang).
+    # The slow hosts were given up on at --deadline, not waited for (generous bound against a hang).
     slow = [r for r in rows if expect[r["host"]].codes == {"SM501"}]
     assert len(slow) == 3
     assert all(r["elapsed"] < SLOW for r in slow)

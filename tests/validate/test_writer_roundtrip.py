@@ -81,7 +81,7 @@ def test_generate_then_validate_through_the_cli(tmp_path: Path) -> None:
                               for i in range(12)) + "\n", encoding="utf-8")
     out = tmp_path / "public"
     gen = subprocess.run([sys.executable, "-m", "sitemapkit", "generate", str(rows), "--out", str(out),
-                          "--base-url", BASE, "--max-urls", "5", "--gzip"], capture_output=True, text=True)
+                          "--base-url", BASE, "--urls-per-file", "5", "--gzip"], capture_output=True, text=True)
     assert gen.returncode == 0, gen.stderr
     res = subprocess.run([sys.executable, "-m", "sitemapkit", "validate", str(out), "--base-url", BASE,
                           "--format", "json", "--fail-on", "warning"], capture_output=True, text=True)

@@ -29,7 +29,7 @@ def test_output_options_can_decorate_another_command(tmp_path: Path) -> None:
         seen.append(output)
 
     res = CliRunner().invoke(other, ["--out", str(tmp_path), "--gzip", "--format", "xml", "--format", "html",
-                                     "--max-urls", "10", "--xsl", "default"])
+                                     "--urls-per-file", "10", "--xsl", "default"])
     assert res.exit_code == 0, res.output
     [opts] = seen
     assert opts.base_url is None

@@ -113,7 +113,7 @@ def test_static_site_folder(tmp_path: Path) -> None:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("<html></html>")
     os.utime(site / "about.html", (1714557600, 1714557600))  # 2024-05-01T10:00:00Z
-    res = run(str(site), "--out", str(site), "--base-url", "https://example.com", "--exclude", "blog/drafts/*",
+    res = run(str(site), "--out", str(site), "--base-url", "https://example.com", "--exclude-path", "blog/drafts/*",
               "--format", "xml", "--format", "html")
     assert res.returncode == 0, res.stderr
     items = read_back((site / "sitemap.xml").read_bytes())
@@ -123,7 +123,7 @@ def test_static_site_folder(tmp_path: Path) -> None:
     assert items[1]["lastmod"] == "2024-05-01T10:00:00Z"
     assert (site / "sitemap.html").exists()
     # Run again with the sitemaps now inside the site folder: our own sitemap.html is not listed as a page.
-    res = run(str(site), "--out", str(site), "--base-url", "https://example.com", "--exclude", "blog/drafts/*",
+    res = run(str(site), "--out", str(site), "--base-url", "https://example.com", "--exclude-path", "blog/drafts/*",
               "--format", "xml", "--format", "html")
     assert res.returncode == 0, res.stderr
     assert "https://example.com/sitemap.html" not in locs(site / "sitemap.xml")
@@ -133,7 +133,7 @@ def test_gzip_multiple_formats_xsl_and_split(tmp_path: Path) -> None:
     src = tmp_path / "urls.txt"
     src.write_text("".join(f"https://example.com/p/{i}\n" for i in range(25)))
     out = tmp_path / "out"
-    res = run(str(src), "--out", str(out), "--base-url", "https://example.com/s/", "--gzip", "--max-urls", "10",
+    res = run(str(src), "--out", str(out), "--base-url", "https://example.com/s/", "--gzip", "--urls-per-file", "10",
               "--format", "xml", "--format", "txt", "--xsl", "default")
     assert res.returncode == 0, res.stderr
     assert "index of 3 sitemaps" in res.stdout
@@ -163,7 +163,7 @@ def test_dedupe_and_warnings_are_shown(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["missing.txt", "--base-url", "https://example.com/"], 2, "missing.txt: no such file or directory"),
     (["urls.txt"], 2, "--base-url"),
-    (["urls.txt", "--base-url", "https://example.com/", "--max-urls", "50001"], 2, "50001"),
+    (["urls.txt", "--base-url", "https://example.com/", "--urls-per-file", "50001"], 2, "50001"),
     (["urls.txt", "--base-url", "example.com"], 2, "base URL"),
     (["urls.txt", "--base-url", "https://example.com/", "--format", "pdf"], 2, "pdf"),
 ])
@@ -191,8 +191,8 @@ def test_help_has_an_example() -> None:
                          text=True, timeout=60)
     assert res.returncode == 0
     assert "Example:" in res.stdout
-    for option in ("--out", "--base-url", "--gzip", "--max-urls", "--max-bytes", "--format", "--xsl", "--dedupe",
-                   "--include", "--exclude"):
+    for option in ("--out", "--base-url", "--gzip", "--urls-per-file", "--bytes-per-file", "--format", "--xsl", "--dedupe",
+                   "--include-path", "--exclude-path"):
         assert option in res.stdout
 
 
@@ -204,10 +204,10 @@ def test_killed_run_leaves_the_previous_set_intact(tmp_path: Path) -> None:
     out = tmp_path / "out"
     src = tmp_path / "urls.txt"
     src.write_text("".join(f"https://example.com/old/{i}\n" for i in range(30)))
-    assert run(str(src), "--out", str(out), "--base-url", "https://example.com/", "--max-urls", "10").returncode == 0
+    assert run(str(src), "--out", str(out), "--base-url", "https://example.com/", "--urls-per-file", "10").returncode == 0
     before = _snapshot(out)
     proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", "generate", "-", "--out", str(out), "--base-url",
-                             "https://example.com/", "--max-urls", "10"], stdin=subprocess.PIPE,
+                             "https://example.com/", "--urls-per-file", "10"], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert proc.stdin is not None
     try:

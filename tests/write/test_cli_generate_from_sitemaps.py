@@ -103,7 +103,7 @@ def test_include_and_exclude_apply_to_sitemap_input(tmp_path: Path) -> None:
     src = tmp_path / "in.xml"
     src.write_text(URLSET, encoding="utf-8")
     out = tmp_path / "out"
-    res = run(str(src), "--out", str(out), "--base-url", BASE, "--exclude", "/news/*")
+    res = run(str(src), "--out", str(out), "--base-url", BASE, "--exclude-path", "/news/*")
     assert res.returncode == 0, res.stderr
     assert [e.loc for e in read_file(out / "sitemap.xml").entries] == [
         "https://www.kitsite.org/en/caf%C3%A9?a=1&b=2", "https://www.kitsite.org/video"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -23,10 +24,9 @@ from sitemapkit.audit import (
     write_reports,
 )
 from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_sources, quiet_option, stderr_console
+from sitemapkit.cli._crawlopts import crawl_options
 from sitemapkit.core._errors import ConfigurationError
-from sitemapkit.core._limits import MAX_CONCURRENCY
-from sitemapkit.crawl import DEFAULT_STRIP_PARAMS, CrawlOptions, Scope
-from sitemapkit.fetch import DEFAULT_USER_AGENT
+from sitemapkit.crawl import crawl_options_from
 
 __all__ = ["audit_command"]
 
@@ -56,33 +56,11 @@ def _fail_on(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.option("--no-crawl", is_flag=True, help="Skip the crawl (no orphan / missing_from_sitemap findings).")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Keep the audit's working set in this SQLite file (default: in memory).")
-@click.option("--max-pages", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Crawl at most N pages (default: no limit).")
-@click.option("--max-depth", type=click.IntRange(min=0), default=50, show_default=True, metavar="N",
-              help="Crawl at most N links deep.")
-@click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=8, show_default=True, metavar="N",
-              help=f"Simultaneous requests (per host; at most {MAX_CONCURRENCY}).")
-@click.option("--delay", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="S",
-              help="Seconds between two requests to one host (Crawl-delay wins when larger).")
-@click.option("--include", multiple=True, metavar="REGEX", help="Crawl only URLs matching (repeatable).")
-@click.option("--exclude", multiple=True, metavar="REGEX", help="Do not crawl URLs matching (repeatable).")
-@click.option("--scope", type=click.Choice([s.value for s in Scope]), default="host", show_default=True,
-              help="Which URLs the crawl follows.")
-@click.option("--ignore-robots", is_flag=True, help="Do not obey robots.txt (no blocked_by_robots findings).")
-@click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True, help="User-Agent header.")
-@click.option("--timeout", type=click.FloatRange(min=0.01), default=30.0, show_default=True, metavar="S",
-              help="Connect and read timeout per request.")
-@click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True, metavar="N",
-              help="Retries on 408/429/5xx and connection errors.")
-@click.option("--strip-param", multiple=True, metavar="NAME", help="Also drop this query parameter (repeatable).")
-@click.option("--allow-private-addresses", is_flag=True,
-              help="Let sitemaps and redirects reach loopback/private addresses other than the site's own class.")
+@crawl_options
 @quiet_option
 def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt: str, fail_on: frozenset[str],
                   sample: int | None, seed: int | None, no_crawl: bool, state_path: str | None,
-                  max_pages: int | None, max_depth: int, concurrency: int, delay: float, include: tuple[str, ...],
-                  exclude: tuple[str, ...], scope: str, ignore_robots: bool, user_agent: str, timeout: float,
-                  retries: int, strip_param: tuple[str, ...], allow_private_addresses: bool, quiet: bool) -> None:
+                  crawl_values: dict[str, Any], quiet: bool) -> None:
     """Audit SITE's sitemaps against the live site: find the sitemaps, read
     every URL (with its sitemap file and line), crawl the site, check every
     sitemap URL live and report each finding with its evidence.
@@ -104,14 +82,9 @@ def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt
     check_sources(sitemaps, stdin=False, param_hint="--sitemap")
     if "://" not in site:
         raise click.BadParameter(f"not an http(s) URL: {site!r}", param_hint="SITE")
-    crawl_options = CrawlOptions(
-        max_pages=max_pages, max_depth=max_depth, concurrency=concurrency, delay=delay, include=include,
-        exclude=exclude, scope=Scope(scope), respect_robots=not ignore_robots, user_agent=user_agent,
-        strip_params=(*DEFAULT_STRIP_PARAMS, *strip_param), connect_timeout=timeout, read_timeout=timeout,
-        retries=retries, allow_private_addresses=allow_private_addresses,
-    )
-    options = AuditOptions(sitemaps=sitemaps, crawl=crawl_options, sample=sample, seed=seed, crawl_site=not no_crawl,
-                           allow_private_addresses=allow_private_addresses)
+    crawl = crawl_options_from(crawl_values)
+    options = AuditOptions(sitemaps=sitemaps, crawl=crawl, sample=sample, seed=seed, crawl_site=not no_crawl,
+                           allow_private_addresses=crawl.allow_private_addresses)
     console = stderr_console()
 
     def progress(line: str) -> None:

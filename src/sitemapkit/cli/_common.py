@@ -50,6 +50,7 @@ __all__ = [
     "plural",
     "print_problem",
     "quiet_option",
+    "renamed_option",
     "run_main",
     "stderr_console",
 ]
@@ -343,3 +344,15 @@ def _interrupt_exit() -> NoReturn:
     except (OSError, ValueError):
         pass
     os._exit(EXIT_INTERRUPTED)
+
+
+def renamed_option(old: str, new: str) -> Callable[[Any], Any]:
+    """A hidden ``old`` option that refuses to run: ``old`` was renamed ``new`` (exit status 2). Options are renamed
+    so that one name has one meaning across commands; click's own "no such option" rarely guesses the new name."""
+
+    def refuse(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
+        if value:
+            raise click.UsageError(f"{old} was renamed {new} (see --help)", ctx)
+
+    return click.option(old, f"renamed_{old.lstrip('-').replace('-', '_')}", hidden=True, expose_value=False,
+                        multiple=True, callback=refuse)

@@ -24,14 +24,13 @@ from sitemapkit.cli._common import (
     quiet_option,
     stderr_console,
 )
+from sitemapkit.cli._crawlopts import crawl_options
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core._errors import PublishError
-from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_LOC_LENGTH
-from sitemapkit.crawl import CrawlOptions, CrawlProgress, Scope, StartUrlError, crawl_site
-from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
+from sitemapkit.core._limits import MAX_LOC_LENGTH
+from sitemapkit.crawl import DEFAULT_STRIP_PARAMS, CrawlProgress, StartUrlError, crawl_options_from, crawl_site
 from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON
-from sitemapkit.fetch._http import DEFAULT_USER_AGENT
 
 __all__ = ["crawl"]
 
@@ -82,54 +81,25 @@ class _LiveProgress:
 
 @click.command("crawl")
 @click.argument("url")
-@click.option("--max-pages", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Stop after fetching N URLs (default: no limit).")
-@click.option("--max-depth", type=click.IntRange(min=0), default=50, show_default=True, metavar="N",
-              help="Follow links at most N clicks away from the start page.")
-@click.option("--concurrency", type=click.IntRange(1, MAX_CONCURRENCY), default=8, show_default=True, metavar="N",
-              help=f"Simultaneous requests (per host; at most {MAX_CONCURRENCY}).")
-@click.option("--delay", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="S",
-              help="Seconds between two requests to one host (robots.txt Crawl-delay wins when larger).")
-@click.option("--include", multiple=True, metavar="REGEX",
-              help="Only crawl URLs matching this regular expression (repeatable).")
-@click.option("--exclude", multiple=True, metavar="REGEX",
-              help="Do not crawl URLs matching this regular expression (repeatable).")
-@click.option("--scope", type=click.Choice([s.value for s in Scope]), default="host", show_default=True,
-              help="host: same scheme+host+port; domain: the domain and its subdomains; prefix: under the start "
-                   "URL's directory.")
-@click.option("--ignore-robots", is_flag=True, help="Do not obey robots.txt (rules and Crawl-delay).")
-@click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True, help="User-Agent header.")
+@crawl_options
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="SQLite crawl state (default: a per-site file under the user cache directory, e.g. "
                    "~/.cache/sitemapkit/crawl/https_example.com/state.sqlite). Keep it between crawls: unchanged "
                    "pages keep their lastmod.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted crawl in --state instead of starting over.")
 @click.option("--images", is_flag=True, help="Add the pages' images (img src / srcset) to the sitemap.")
-@click.option("--timeout", type=click.FloatRange(min=0.01), default=30.0, show_default=True, metavar="S",
-              help="Seconds to wait for a connection or for the next bytes of a response.")
-@click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True, metavar="N",
-              help="Retries on 408/429/5xx and connection errors (backoff, Retry-After honoured).")
 @click.option("--max-query-variants", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
               help="Trap protection: crawl at most N query-string variants of one path.")
 @click.option("--max-url-length", type=click.IntRange(min=16, max=MAX_LOC_LENGTH), default=MAX_LOC_LENGTH,
               show_default=True, metavar="N", help="Trap protection: skip longer URLs.")
-@click.option("--strip-param", multiple=True, metavar="NAME",
-              help="Also remove this query parameter from URLs ('*' suffix as wildcard; repeatable). utm_*, "
-                   "gclid, fbclid, session ids and the like are removed by default.")
 @click.option("--keep-tracking-params", is_flag=True, help="Do not remove the default tracking/session parameters.")
 @click.option("--fail-on-broken", is_flag=True, help="Exit with status 1 when broken links were found.")
-@click.option("--allow-private-addresses", is_flag=True,
-              help="Let redirects reach loopback, private, link-local and other special addresses (refused by "
-                   "default, except the class of the start URL's own address: a guard against request forgery).")
 @output_options
 @quiet_option
 @submit_options
-def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, delay: float,
-          include: tuple[str, ...], exclude: tuple[str, ...], scope: str, ignore_robots: bool, user_agent: str,
-          state_path: str | None, resume: bool, images: bool, timeout: float, retries: int, max_query_variants: int,
-          max_url_length: int, strip_param: tuple[str, ...], keep_tracking_params: bool, fail_on_broken: bool,
-          output: OutputOptions, allow_private_addresses: bool = False, quiet: bool = False,
-          **submit: Any) -> None:
+def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, resume: bool, images: bool,
+          max_query_variants: int, max_url_length: int, keep_tracking_params: bool, fail_on_broken: bool,
+          output: OutputOptions, quiet: bool = False, **submit: Any) -> None:
     """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
     (DIR/crawl-report.json, DIR/report.html).
 
@@ -153,14 +123,11 @@ def crawl(url: str, *, max_pages: int | None, max_depth: int, concurrency: int, 
       sitemapkit crawl https://example.com/ -o public/ --resume  # after Ctrl-C
     """
     check_submit_options(submit["submit_state"], submit["submit_key"])
-    strip = tuple(strip_param) if keep_tracking_params else (*DEFAULT_STRIP_PARAMS, *strip_param)
-    options = CrawlOptions(
-        max_pages=max_pages, max_depth=max_depth, concurrency=concurrency, delay=delay, include=include,
-        exclude=exclude, scope=Scope(scope), respect_robots=not ignore_robots, user_agent=user_agent,
-        images=images, strip_params=strip, max_url_length=max_url_length, max_query_variants=max_query_variants,
-        connect_timeout=timeout, read_timeout=timeout, retries=retries,
-        allow_private_addresses=allow_private_addresses,
-    )
+    strip = tuple(crawl_values["strip_param"])
+    if not keep_tracking_params:
+        strip = (*DEFAULT_STRIP_PARAMS, *strip)
+    options = crawl_options_from(crawl_values, images=images, strip_params=strip, max_url_length=max_url_length,
+                                 max_query_variants=max_query_variants)
     out = output.out
     console = stderr_console()
     with _LiveProgress(quiet) as progress:

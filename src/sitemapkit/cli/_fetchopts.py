@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from sitemapkit.cli._common import renamed_option
 from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_CONCURRENCY
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._sources import FetchSettings
@@ -20,8 +21,8 @@ __all__ = ["FETCH_OPTION_NAMES", "fetch_options", "settings_from"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-FETCH_OPTION_NAMES = ("user_agent", "timeout", "retries", "retry_backoff", "max_retry_wait",
-                      "stall_timeout", "concurrency", "max_bytes", "max_depth",
+FETCH_OPTION_NAMES = ("user_agent", "deadline", "retries", "retry_backoff", "max_retry_wait",
+                      "stall_timeout", "concurrency", "max_bytes", "max_index_depth",
                       "max_sitemaps", "max_urls", "cache_dir", "probe", "allow_private_addresses")
 
 
@@ -29,7 +30,7 @@ def fetch_options(func: F) -> F:
     """Add the shared fetching options to a click command."""
     options = [
         click.option("--user-agent", default=DEFAULT_USER_AGENT, show_default=True, help="User-Agent header."),
-        click.option("--timeout", type=click.FloatRange(min=0.01), metavar="S", default=300.0, show_default=True,
+        click.option("--deadline", type=click.FloatRange(min=0.01), metavar="S", default=300.0, show_default=True,
                      help="Total deadline in seconds for fetching one URL: connecting, reading, redirects, retries "
                           "and the waits between them all count (a retry that cannot finish in time is not "
                           "tried). Within it an attempt also fails after 10 s without a connection or "
@@ -49,7 +50,7 @@ def fetch_options(func: F) -> F:
                                              "most 4 connections per host)."),
         click.option("--max-bytes", type=click.IntRange(min=1), metavar="N", default=DEFAULT_MAX_DECOMPRESSED_BYTES,
                      show_default=True, help="Byte budget per document: download and decompression together."),
-        click.option("--max-depth", type=click.IntRange(min=0), metavar="N", default=5, show_default=True,
+        click.option("--max-index-depth", type=click.IntRange(min=0), metavar="N", default=5, show_default=True,
                      help="Index levels followed below a starting sitemap."),
         click.option("--max-sitemaps", type=click.IntRange(min=1), metavar="N", default=10_000, show_default=True,
                      help="Sitemaps fetched at most."),
@@ -64,6 +65,8 @@ def fetch_options(func: F) -> F:
                      help="Let child sitemaps, robots.txt Sitemap: lines and redirects reach loopback, private, "
                           "link-local and other special addresses (refused by default, except the class of the "
                           "starting URL's own address: a guard against server-side request forgery)."),
+        renamed_option("--timeout", "--deadline"),
+        renamed_option("--max-depth", "--max-index-depth"),
     ]
     for option in reversed(options):
         func = option(func)
@@ -74,14 +77,14 @@ def settings_from(values: dict[str, Any]) -> FetchSettings:
     """Build :class:`FetchSettings` from the values of :func:`fetch_options` (other keys are ignored)."""
     return FetchSettings(
         user_agent=values["user_agent"],
-        timeout=values["timeout"],
+        timeout=values["deadline"],
         retries=values["retries"],
         backoff=values["retry_backoff"],
         retry_after_max=values["max_retry_wait"],
         stall_timeout=values.get("stall_timeout", _DEFAULTS.stall_timeout),
         concurrency=values["concurrency"],
         max_bytes=values["max_bytes"],
-        max_depth=values["max_depth"],
+        max_depth=values["max_index_depth"],
         max_sitemaps=values["max_sitemaps"],
         max_urls=values["max_urls"],
         cache_dir=values["cache_dir"],

@@ -17,6 +17,7 @@ from sitemapkit.cli._common import (
     plural,
     print_problem,
     quiet_option,
+    renamed_option,
 )
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
@@ -30,10 +31,12 @@ __all__ = ["generate"]
 @click.command("generate")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @output_options
-@click.option("--include", multiple=True, metavar="GLOB",
+@click.option("--include-path", "include", multiple=True, metavar="GLOB",
               help="Only these files of a site folder (or URL paths of a list), e.g. 'blog/*'. Repeatable.")
-@click.option("--exclude", multiple=True, metavar="GLOB",
+@click.option("--exclude-path", "exclude", multiple=True, metavar="GLOB",
               help="Leave out matching files / URL paths, e.g. 'drafts/*'. Repeatable.")
+@renamed_option("--include", "--include-path")
+@renamed_option("--exclude", "--exclude-path")
 @click.option("--allow-cross-host", is_flag=True,
               help="Write URLs on other hosts than --base-url (robots.txt cross-submission); without it they "
                    "are reported (SM608) and skipped.")

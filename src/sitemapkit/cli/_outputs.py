@@ -1,8 +1,9 @@
 """The output options every command that writes a sitemap set shares, and the summary it prints.
 
-``output_options`` is a decorator adding ``--out``, ``--base-url``, ``--gzip``, ``--max-urls``, ``--max-bytes``,
-``--format`` (repeatable), ``--xsl`` and ``--dedupe``; the command receives them as one ``output`` keyword, an
-:class:`OutputOptions`. ``generate`` and ``crawl`` both use it, so they spell these options the same way.
+``output_options`` is a decorator adding ``--out``, ``--base-url``, ``--gzip``, ``--urls-per-file``,
+``--bytes-per-file``, ``--format`` (repeatable), ``--xsl`` and ``--dedupe``; the command receives them as one
+``output`` keyword, an :class:`OutputOptions`. ``generate`` and ``crawl`` both use it, so they spell these options
+the same way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sitemapkit.cli._common import plural, print_problem
+from sitemapkit.cli._common import plural, print_problem, renamed_option
 from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.write import Manifest
 from sitemapkit.write._rolling import FORMATS, Format
@@ -48,10 +49,10 @@ def output_options(func: F) -> F:
     """Add the shared output options; the command gets ``output: OutputOptions`` instead of eight arguments."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, out: str, base_url: str | None, gzip: bool, max_urls: int, max_bytes: int,
+    def wrapper(*args: Any, out: str, base_url: str | None, gzip: bool, urls_per_file: int, bytes_per_file: int,
                 formats: tuple[str, ...], xsl: str | None, dedupe: bool, **kwargs: Any) -> Any:
         chosen = tuple(dict.fromkeys(formats)) or ("xml",)
-        output = OutputOptions(Path(out), base_url, gzip, max_urls, max_bytes,
+        output = OutputOptions(Path(out), base_url, gzip, urls_per_file, bytes_per_file,
                                chosen, xsl, dedupe)  # type: ignore[arg-type]
         return func(*args, output=output, **kwargs)
 
@@ -63,10 +64,12 @@ def output_options(func: F) -> F:
                      help="Public URL the --out directory is served at; index <loc>s are this joined with the "
                           "file names."),
         click.option("--gzip", is_flag=True, help="Write .xml.gz / .txt.gz (fast zlib level 1)."),
-        click.option("--max-urls", type=click.IntRange(1, MAX_URLS_PER_SITEMAP), default=MAX_URLS_PER_SITEMAP,
-                     show_default=True, metavar="N", help="Roll to a new file before this many URLs."),
-        click.option("--max-bytes", type=click.IntRange(1, MAX_SITEMAP_BYTES), default=MAX_SITEMAP_BYTES,
-                     show_default=True, metavar="N", help="Roll before a file's uncompressed size would exceed N."),
+        click.option("--urls-per-file", type=click.IntRange(1, MAX_URLS_PER_SITEMAP), default=MAX_URLS_PER_SITEMAP,
+                     show_default=True, metavar="N",
+                     help="Roll to a new sitemap file before one holds more than N URLs."),
+        click.option("--bytes-per-file", type=click.IntRange(1, MAX_SITEMAP_BYTES), default=MAX_SITEMAP_BYTES,
+                     show_default=True, metavar="N",
+                     help="Roll to a new sitemap file before one's uncompressed size would exceed N bytes."),
         click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
                      help="Output format; repeat for several (default: xml)."),
         click.option("--xsl", metavar="URL", default=None,
@@ -75,6 +78,8 @@ def output_options(func: F) -> F:
                           "support is being removed, over the page heading: for a page people read, use "
                           "--format html."),
         click.option("--dedupe", is_flag=True, help="Skip repeated URLs (keeps one hash per URL in memory)."),
+        renamed_option("--max-urls", "--urls-per-file"),
+        renamed_option("--max-bytes", "--bytes-per-file"),
     ]
     decorated: Callable[..., Any] = wrapper
     for option in reversed(options):

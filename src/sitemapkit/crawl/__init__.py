@@ -11,12 +11,21 @@ from sitemapkit.crawl._decide import Reason
 from sitemapkit.crawl._html import PageInfo, RobotsDirectives, extract_page, parse_x_robots_tag
 from sitemapkit.crawl._job import CrawlResult, UrlMapping, crawl_site, default_state_path, sitemap_entries
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
-from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
+from sitemapkit.crawl._options import (
+    CRAWL_OPTION_SPECS,
+    CrawlOptions,
+    CrawlProgress,
+    CrawlSummary,
+    OptionSpec,
+    Scope,
+    crawl_options_from,
+)
 from sitemapkit.crawl._reach import StartUrlError
 from sitemapkit.crawl._report import ReportSummary, write_crawl_reports
 from sitemapkit.crawl._state import CrawlState, StateInUseError
 
 __all__ = [
+    "CRAWL_OPTION_SPECS",
     "DEFAULT_STRIP_PARAMS",
     "CrawlOptions",
     "CrawlProgress",
@@ -24,6 +33,7 @@ __all__ = [
     "CrawlState",
     "CrawlSummary",
     "Crawler",
+    "OptionSpec",
     "PageInfo",
     "Reason",
     "ReportSummary",
@@ -33,6 +43,7 @@ __all__ = [
     "StateInUseError",
     "UrlMapping",
     "UrlNormalizer",
+    "crawl_options_from",
     "crawl_site",
     "default_state_path",
     "extract_page",

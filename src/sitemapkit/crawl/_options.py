@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sitemapkit.core._errors import ConfigurationError
 from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_LOC_LENGTH
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
 from sitemapkit.fetch._http import DEFAULT_USER_AGENT
 
-__all__ = ["CrawlOptions", "CrawlProgress", "CrawlSummary", "Scope"]
-
-
+__all__ = ["CRAWL_OPTION_SPECS", "CrawlOptions", "CrawlProgress", "CrawlSummary", "OptionSpec", "Scope",
+           "crawl_options_from"]
 
 class Scope(enum.Enum):
     """Which URLs belong to the site: ``host`` (same scheme, host and port as the start URL), ``domain`` (the
@@ -104,3 +105,78 @@ class CrawlSummary:
     complete: bool
     elapsed: float
     crawl_time: str
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One crawl option as every front end shows it: ``sitemapkit crawl``, ``sitemapkit audit`` (as ``--<name>``
+    with dashes) and the web app (as the JSON / form field ``name``) take their name, default, bounds and help
+    from here, so the option means the same everywhere.
+
+    ``kind``: ``int`` / ``float`` (a number within ``low``..``high``; ``high`` None: no upper bound), ``patterns``
+    (repeatable regular expressions), ``names`` (repeatable words), ``choice`` (one of ``choices``), ``flag``
+    (off unless given) or ``text``. ``metavar`` is what the help shows for the value."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    metavar: str | None = None
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def flag(self) -> str:
+        """The command-line spelling, e.g. ``--max-pages``."""
+        return "--" + self.name.replace("_", "-")
+
+
+#: The options ``crawl`` and ``audit`` share (and the web app's crawl form), in the order the help lists them.
+CRAWL_OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("max_pages", "int", None, "Stop after fetching N URLs (default: no limit).", "N", low=1),
+    OptionSpec("max_depth", "int", 50, "Follow links at most N clicks away from the start page.", "N", low=0),
+    OptionSpec("concurrency", "int", 8, f"Simultaneous requests (per host; at most {MAX_CONCURRENCY}).", "N",
+               low=1, high=MAX_CONCURRENCY),
+    OptionSpec("delay", "float", 0.0, "Seconds between two requests to one host (robots.txt Crawl-delay wins when "
+                                      "larger).", "S", low=0),
+    OptionSpec("include", "patterns", (), "Only crawl URLs matching this regular expression (searched in the full "
+                                          "URL; repeatable).", "REGEX"),
+    OptionSpec("exclude", "patterns", (), "Do not crawl URLs matching this regular expression (searched in the "
+                                          "full URL; repeatable).", "REGEX"),
+    OptionSpec("scope", "choice", Scope.HOST.value,
+               "Which URLs the crawl follows. host: same scheme+host+port; domain: the domain and its subdomains; "
+               "prefix: under the start URL's directory.", choices=tuple(s.value for s in Scope)),
+    OptionSpec("ignore_robots", "flag", False, "Do not obey robots.txt (rules and Crawl-delay)."),
+    OptionSpec("user_agent", "text", DEFAULT_USER_AGENT, "User-Agent header."),
+    OptionSpec("stall_timeout", "float", 30.0,
+               "A response that sends no bytes for this long has stalled: it fails (retried up to --retries; "
+               "a connection not made within 10 s fails the same way).", "S", low=0.01),
+    OptionSpec("retries", "int", 2, "Retries on 408/429/5xx and connection errors (exponential backoff, Retry-After "
+               "honoured).",
+               "N", low=0),
+    OptionSpec("strip_param", "names", (),
+               "Also remove this query parameter from URLs ('*' suffix as wildcard; repeatable). utm_*, gclid, "
+               "fbclid, session ids and the like are removed by default.", "NAME"),
+    OptionSpec("allow_private_addresses", "flag", False,
+               "Let redirects (and audit's sitemaps) reach loopback, private, link-local and other special "
+               "addresses (refused by default, except the class of the start URL's own address: a guard against "
+               "request forgery)."),
+)
+
+
+def crawl_options_from(values: Mapping[str, Any], **extra: Any) -> CrawlOptions:
+    """:class:`CrawlOptions` from the values of :data:`CRAWL_OPTION_SPECS` (by name; a missing one takes its
+    default) plus ``extra`` CrawlOptions fields. ``strip_param`` adds to the default tracking parameters unless
+    ``extra`` sets ``strip_params`` itself."""
+    v = {spec.name: values.get(spec.name, spec.default) for spec in CRAWL_OPTION_SPECS}
+    kwargs: dict[str, Any] = {
+        "max_pages": v["max_pages"], "max_depth": v["max_depth"], "concurrency": v["concurrency"],
+        "delay": float(v["delay"]), "include": tuple(v["include"]), "exclude": tuple(v["exclude"]),
+        "scope": Scope(v["scope"]), "respect_robots": not v["ignore_robots"], "user_agent": v["user_agent"],
+        "read_timeout": float(v["stall_timeout"]),
+        "retries": v["retries"], "strip_params": (*DEFAULT_STRIP_PARAMS, *v["strip_param"]),
+        "allow_private_addresses": bool(v["allow_private_addresses"]),
+    }
+    kwargs.update(extra)
+    return CrawlOptions(**kwargs)

@@ -20,10 +20,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sitemapkit.core._limits import MAX_CONCURRENCY
 from sitemapkit.web._api import api_routes, crawl_view
 from sitemapkit.web._guard import RequestGuard
-from sitemapkit.web._jobs import CrawlManager
+from sitemapkit.web._jobs import WEB_CRAWL_FIELDS, CrawlManager
 from sitemapkit.web._store import HistoryStore, default_data_dir, valid_id
 
 __all__ = ["DEFAULT_MAX_BODY", "WebSettings", "create_app"]
@@ -100,7 +99,7 @@ async def crawl_page(request: Request) -> Response:
 async def home(request: Request) -> Response:
     manager: CrawlManager = request.app.state.manager
     return templates.TemplateResponse(request, "home.html", {"nav": "home", "crawls": manager.store.all(),
-                                                             "max_concurrency": MAX_CONCURRENCY})
+                                                             "fields": WEB_CRAWL_FIELDS})
 
 
 def create_app(settings: WebSettings | None = None) -> Starlette:

@@ -19,15 +19,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitemapkit.core._errors import ConfigurationError, SitemapkitError
-from sitemapkit.core._limits import MAX_CONCURRENCY
 from sitemapkit.core._loops import run_isolated
 from sitemapkit.core._urls import is_absolute_http_url
-from sitemapkit.crawl import Crawler, CrawlOptions, CrawlProgress, CrawlState, ReportSummary, StartUrlError, crawl_site
+from sitemapkit.crawl import (
+    CRAWL_OPTION_SPECS,
+    Crawler,
+    CrawlOptions,
+    CrawlProgress,
+    CrawlState,
+    OptionSpec,
+    ReportSummary,
+    StartUrlError,
+    crawl_options_from,
+    crawl_site,
+)
 from sitemapkit.crawl._crawler import check_start_url
 from sitemapkit.crawl._report import summarize
 from sitemapkit.web._store import CrawlRecord, HistoryStore
 
-__all__ = ["CrawlManager", "JobError", "parse_crawl_request"]
+__all__ = ["WEB_CRAWL_FIELDS", "CrawlManager", "JobError", "parse_crawl_request"]
 
 FORMATS = ("xml", "txt", "html")
 #: How often a running crawl's counts are sent to the page (seconds).
@@ -42,18 +52,25 @@ class JobError(Exception):
         self.status = status
 
 
-def _int(data: Mapping[str, Any], key: str, default: int | None, low: int, high: int | None = None) -> int | None:
+#: The crawl options the web app takes, by JSON / form field name: the names, defaults and bounds of
+#: ``sitemapkit crawl`` (one table, :data:`sitemapkit.crawl.CRAWL_OPTION_SPECS`).
+WEB_CRAWL_FIELDS: dict[str, OptionSpec] = {
+    spec.name: spec for spec in CRAWL_OPTION_SPECS if spec.name in ("max_pages", "max_depth", "concurrency")}
+
+
+def _int(data: Mapping[str, Any], spec: OptionSpec) -> int | None:
+    key, default = spec.name, spec.default
     value = data.get(key)
     if value is None or value == "":
-        return default
+        return default  # type: ignore[no-any-return]
     try:
         n = int(value)
     except (TypeError, ValueError):
         raise JobError(f"{key}: not a whole number: {value!r}") from None
-    if n < low:
-        raise JobError(f"{key}: must be at least {low}, not {n}")
-    if high is not None and n > high:
-        raise JobError(f"{key}: must be at most {high}, not {n}")
+    if spec.low is not None and n < spec.low:
+        raise JobError(f"{key}: must be at least {spec.low:g}, not {n}")
+    if spec.high is not None and n > spec.high:
+        raise JobError(f"{key}: must be at most {spec.high:g}, not {n}")
     return n
 
 
@@ -93,9 +110,7 @@ def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     if base_url is not None and (not isinstance(base_url, str) or not is_absolute_http_url(base_url.strip())):
         raise JobError(f"base_url: not an absolute http(s) URL: {base_url!r}")
     options = {
-        "max_pages": _int(data, "max_pages", None, 1),
-        "max_depth": _int(data, "max_depth", 50, 0),
-        "concurrency": _int(data, "concurrency", 4, 1, MAX_CONCURRENCY),
+        **{name: _int(data, spec) for name, spec in WEB_CRAWL_FIELDS.items()},
         "include": _patterns(data, "include"),
         "exclude": _patterns(data, "exclude"),
         "respect_robots": _bool(data, "respect_robots", True),
@@ -111,9 +126,10 @@ def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def crawl_options(options: Mapping[str, Any]) -> CrawlOptions:
-    return CrawlOptions(max_pages=options["max_pages"], max_depth=options["max_depth"],
-                        concurrency=options["concurrency"], include=tuple(options["include"]),
-                        exclude=tuple(options["exclude"]), respect_robots=options["respect_robots"])
+    """The :class:`CrawlOptions` of a crawl's stored options (``respect_robots`` is the form's checkbox, the
+    opposite of ``--ignore-robots``); what the page does not set keeps the CLI's default."""
+    values = {**options, "ignore_robots": not options["respect_robots"]}
+    return crawl_options_from({spec.name: values[spec.name] for spec in CRAWL_OPTION_SPECS if spec.name in values})
 
 
 def counts_of(summary: ReportSummary, progress: CrawlProgress | None = None) -> dict[str, Any]:

@@ -1,0 +1,56 @@
+"""The crawl options ``crawl`` and ``audit`` share, built from the crawl layer's table
+(:data:`sitemapkit.crawl.CRAWL_OPTION_SPECS`): one name, default, bound and help for both commands and the web app.
+
+Use ``@crawl_options`` on a click command; it receives the values as one ``crawl_values`` keyword (a dict keyed by the
+spec names) for :func:`sitemapkit.crawl.crawl_options_from`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from sitemapkit.cli._common import renamed_option
+from sitemapkit.crawl import CRAWL_OPTION_SPECS, OptionSpec
+
+__all__ = ["click_option", "crawl_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def click_option(spec: OptionSpec) -> Callable[[F], F]:
+    """The click option of one spec."""
+    common: dict[str, Any] = {"help": spec.help}
+    if spec.kind == "flag":
+        return click.option(spec.flag, spec.name, is_flag=True, **common)
+    if spec.kind in ("patterns", "names"):
+        return click.option(spec.flag, spec.name, multiple=True, metavar=spec.metavar, **common)
+    kind: click.ParamType[Any]
+    if spec.kind == "int":
+        kind = click.IntRange(None if spec.low is None else int(spec.low),
+                              None if spec.high is None else int(spec.high))
+    elif spec.kind == "float":
+        kind = click.FloatRange(spec.low, spec.high)
+    elif spec.kind == "choice":
+        kind = click.Choice(spec.choices)
+    else:
+        kind = click.STRING
+    return click.option(spec.flag, spec.name, type=kind, default=spec.default, metavar=spec.metavar,
+                        show_default=spec.default is not None, **common)
+
+
+def crawl_options(func: F) -> F:
+    """Add the shared crawl options; the command gets ``crawl_values: dict[str, Any]`` instead of one argument each."""
+    names = [spec.name for spec in CRAWL_OPTION_SPECS]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name) for name in names}
+        return func(*args, crawl_values=values, **kwargs)
+
+    decorated: Callable[..., Any] = renamed_option("--timeout", "--stall-timeout")(wrapper)
+    for spec in reversed(CRAWL_OPTION_SPECS):
+        decorated = click_option(spec)(decorated)
+    return decorated  # type: ignore[return-value]
