@@ -145,7 +145,8 @@ def test_skips_between_runs_keep_their_lines(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "urls.txt").write_text("\n".join(lines))
     results = []
     for name, fast, run_size in (("general", False, 1), ("fast", True, 1024), ("odd-runs", True, 5)):
-        args = [str(tmp_path / "urls.txt"), "--out", str(tmp_path / name), "--base-url", BASE, "--bytes-per-file", "2000"]
+        args = [str(tmp_path / "urls.txt"), "--out", str(tmp_path / name), "--base-url", BASE,
+                "--bytes-per-file", "2000"]
         results.append(_run(monkeypatch, capfd, args, b"", fast=fast, run_size=run_size))
     assert results[1] == results[0]
     assert results[2] == results[0]

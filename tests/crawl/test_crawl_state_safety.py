@@ -25,8 +25,8 @@ CONCURRENCY = 4
 
 
 def crawl_cmd(url: str, out: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), "--retries", "0", "--stall-timeout", "20",
-            "--concurrency", str(CONCURRENCY), *args]
+    return [sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), "--retries", "0",
+            "--stall-timeout", "20", "--concurrency", str(CONCURRENCY), *args]
 
 
 def run_crawl(url: str, out: Path, *args: str) -> subprocess.CompletedProcess[str]:

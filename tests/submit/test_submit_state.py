@@ -203,7 +203,8 @@ def test_a_local_index_and_standard_input_are_read_whole(tmp_path: Path, sites: 
     urls, out = tmp_path / "urls.txt", tmp_path / "public"
     locs = [a.url(f"/p{i}") for i in range(5)]
     urls.write_text("".join(u + "\n" for u in locs), encoding="utf-8")
-    code, _, err = _cli("generate", str(urls), "--out", str(out), "--base-url", a.url("/"), "--urls-per-file", "2", "-q")
+    code, _, err = _cli("generate", str(urls), "--out", str(out), "--base-url", a.url("/"), "--urls-per-file", "2",
+                        "-q")
     assert code == 0, err
     code, text, _ = _cli("submit", str(out / "sitemap.xml"), "--key", KEY, "--endpoint", engine.url, "-q")
     assert code == 0, text

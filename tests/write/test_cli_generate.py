@@ -191,7 +191,8 @@ def test_help_has_an_example() -> None:
                          text=True, timeout=60)
     assert res.returncode == 0
     assert "Example:" in res.stdout
-    for option in ("--out", "--base-url", "--gzip", "--urls-per-file", "--bytes-per-file", "--format", "--xsl", "--dedupe",
+    for option in ("--out", "--base-url", "--gzip", "--urls-per-file", "--bytes-per-file", "--format", "--xsl",
+                   "--dedupe",
                    "--include-path", "--exclude-path"):
         assert option in res.stdout
 
@@ -204,7 +205,8 @@ def test_killed_run_leaves_the_previous_set_intact(tmp_path: Path) -> None:
     out = tmp_path / "out"
     src = tmp_path / "urls.txt"
     src.write_text("".join(f"https://example.com/old/{i}\n" for i in range(30)))
-    assert run(str(src), "--out", str(out), "--base-url", "https://example.com/", "--urls-per-file", "10").returncode == 0
+    res = run(str(src), "--out", str(out), "--base-url", "https://example.com/", "--urls-per-file", "10")
+    assert res.returncode == 0
     before = _snapshot(out)
     proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", "generate", "-", "--out", str(out), "--base-url",
                              "https://example.com/", "--urls-per-file", "10"], stdin=subprocess.PIPE,
