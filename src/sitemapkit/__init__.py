@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sitemapkit.core import (
+    VERSION,
     Alternate,
     Changefreq,
     ConfigurationError,
@@ -45,9 +46,8 @@ from sitemapkit.core import (
     TooManyRedirectsError,
     UrlEntry,
     Video,
+    lazy_names,
 )
-from sitemapkit.core._lazy import lazy_names
-from sitemapkit.core._version import VERSION
 from sitemapkit.read import ParseResult, SitemapParser, iter_events, parse_bytes, read_file
 
 if TYPE_CHECKING:

@@ -223,3 +223,29 @@ def test_the_by_name_check_catches_what_it_forbids() -> None:
         "sitemapkit.core._x:1 calls __import__", "sitemapkit.core._x:1 names sitemapkit"]
     assert _imports_by_name("x = 'sitemapkit.core._model'\ny = 'see sitemapkit.fetch'\n", "sitemapkit.core._x") == []
     assert _imports_by_name("import importlib\nimportlib.import_module(name)\n", "sitemapkit.core._lazy") == []
+
+
+def _face_bypasses(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Imports of another layer's private module (``sitemapkit.fetch._walk`` from outside ``fetch``)."""
+    bad = []
+    for module, deps in graph.items():
+        layer = _layer(module)
+        for dep, line in deps.items():
+            parts = dep.split(".")
+            if len(parts) >= 3 and parts[2].startswith("_") and _layer(dep) != layer:
+                bad.append(f"{module}:{line} imports {dep} (use the face, sitemapkit.{parts[1]})")
+    return bad
+
+
+def test_layers_talk_through_their_faces() -> None:
+    bad = _face_bypasses(_graph())
+    assert bad == [], "\n".join(bad)
+
+
+def test_the_face_check_catches_a_bypass() -> None:
+    graph = {"sitemapkit.crawl._job": {"sitemapkit.fetch._walk": 3, "sitemapkit.fetch": 4,
+                                       "sitemapkit.crawl._state": 5},
+             "sitemapkit.cli._urls": {"sitemapkit.read._sniff": 7}}
+    assert _face_bypasses(graph) == [
+        "sitemapkit.crawl._job:3 imports sitemapkit.fetch._walk (use the face, sitemapkit.fetch)",
+        "sitemapkit.cli._urls:7 imports sitemapkit.read._sniff (use the face, sitemapkit.read)"]

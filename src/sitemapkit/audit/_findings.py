@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core import ConfigurationError
 from sitemapkit.crawl import CrawlOptions
 
 __all__ = ["CATEGORIES", "LIVE_CATEGORIES", "AuditOptions", "Finding", "parse_categories", "wilson_interval"]

@@ -15,8 +15,7 @@ from urllib.parse import urlsplit
 
 from sitemapkit.audit._findings import Finding
 from sitemapkit.audit._store import AuditStore, Listing
-from sitemapkit.core import UrlEntry
-from sitemapkit.core._lastmod import lastmod_of_valid_form
+from sitemapkit.core import UrlEntry, lastmod_of_valid_form
 from sitemapkit.crawl import UrlNormalizer
 from sitemapkit.fetch import Discovery, DocumentDone, FetchSettings, RobotsTxt, open_sources
 from sitemapkit.read import Located, SitemapParser

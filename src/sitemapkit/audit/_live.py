@@ -17,8 +17,7 @@ from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
-from sitemapkit.core._errors import FetchError, TooManyRedirectsError
-from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form
+from sitemapkit.core import FetchError, LastMod, TooManyRedirectsError, lastmod_of_valid_form
 from sitemapkit.crawl import UrlNormalizer, extract_page, parse_x_robots_tag
 from sitemapkit.fetch import HttpClient, HttpResponse
 

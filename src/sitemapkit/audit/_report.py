@@ -15,7 +15,7 @@ from typing import IO
 from sitemapkit.audit._findings import CATEGORIES, Finding
 from sitemapkit.audit._run import AuditResult
 from sitemapkit.core import page_environment
-from sitemapkit.crawl._report import bar_chart
+from sitemapkit.crawl import bar_chart
 
 __all__ = ["AUDIT_CSV", "AUDIT_HTML", "AUDIT_JSON", "text_summary", "write_csv", "write_json", "write_reports"]
 

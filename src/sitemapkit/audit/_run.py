@@ -30,7 +30,7 @@ from sitemapkit.audit._findings import CATEGORIES, LIVE_CATEGORIES, AuditOptions
 from sitemapkit.audit._inventory import SitemapInfo, read_sitemaps, static_findings
 from sitemapkit.audit._live import LiveResult, check_url
 from sitemapkit.audit._store import AuditStore, Listing, PageRecord
-from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core import ConfigurationError
 from sitemapkit.crawl import Crawler, CrawlState, UrlNormalizer
 from sitemapkit.fetch import AddressPolicy, FetchSettings, HttpClient, RetryPolicy, RobotsTxt, Timeouts, fetch_robots
 

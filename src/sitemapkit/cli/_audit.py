@@ -25,7 +25,7 @@ from sitemapkit.audit import (
 )
 from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_sources, quiet_option, stderr_console
 from sitemapkit.cli._crawlopts import crawl_options
-from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core import ConfigurationError
 from sitemapkit.crawl import crawl_options_from
 
 __all__ = ["audit_command"]

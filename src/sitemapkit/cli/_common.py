@@ -28,9 +28,16 @@ if TYPE_CHECKING:  # rich is imported when a console is made: a run whose stderr
     from rich.console import Console
     from rich.text import Text
 
-from sitemapkit.core._errors import ConfigurationError, InvalidValueError, SitemapkitError
-from sitemapkit.core._problems import CODES, Problem, escape_controls, escape_json_controls
-from sitemapkit.core._urls import url_argument_problem
+from sitemapkit.core import (
+    CODES,
+    ConfigurationError,
+    InvalidValueError,
+    Problem,
+    SitemapkitError,
+    escape_controls,
+    escape_json_controls,
+    url_argument_problem,
+)
 
 __all__ = [
     "COMMON_EPILOG",

@@ -27,10 +27,16 @@ from sitemapkit.cli._common import (
 from sitemapkit.cli._crawlopts import crawl_options
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.core._errors import PublishError
-from sitemapkit.core._limits import MAX_LOC_LENGTH
-from sitemapkit.crawl import DEFAULT_STRIP_PARAMS, CrawlProgress, StartUrlError, crawl_options_from, crawl_site
-from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON
+from sitemapkit.core import MAX_LOC_LENGTH, PublishError
+from sitemapkit.crawl import (
+    DEFAULT_STRIP_PARAMS,
+    REPORT_HTML,
+    REPORT_JSON,
+    CrawlProgress,
+    StartUrlError,
+    crawl_options_from,
+    crawl_site,
+)
 
 __all__ = ["crawl"]
 

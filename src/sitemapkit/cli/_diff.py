@@ -16,10 +16,8 @@ import click
 
 from sitemapkit.cli._common import Progress, check_sources, check_url, plural, print_problem, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text
-from sitemapkit.core._problems import escape_controls, escape_json_controls
-from sitemapkit.submit._atom import write_atom
-from sitemapkit.submit._diff import SourceDiff, diff_sources
+from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text, escape_controls, escape_json_controls
+from sitemapkit.submit import SourceDiff, diff_sources, write_atom
 
 __all__ = ["diff"]
 

@@ -11,11 +11,8 @@ import click
 
 from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, Progress, check_url, emit_json, plural, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core._problems import Problem, Severity, escape_controls
-from sitemapkit.fetch._discover import Discovery, is_site_url, walk_site
-from sitemapkit.fetch._http import HttpClient
-from sitemapkit.fetch._sources import iterate_async
-from sitemapkit.fetch._walk import SitemapNode, WalkItem
+from sitemapkit.core import Problem, Severity, escape_controls
+from sitemapkit.fetch import Discovery, HttpClient, SitemapNode, WalkItem, is_site_url, iterate_async, walk_site
 
 __all__ = ["discover"]
 

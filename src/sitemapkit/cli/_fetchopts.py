@@ -11,9 +11,8 @@ from typing import Any, TypeVar
 import click
 
 from sitemapkit.cli._common import renamed_option
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_CONCURRENCY
-from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
-from sitemapkit.fetch._sources import FetchSettings
+from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_CONCURRENCY
+from sitemapkit.fetch import DEFAULT_USER_AGENT, FetchSettings
 
 _DEFAULTS = FetchSettings()
 

@@ -21,8 +21,7 @@ from sitemapkit.cli._common import (
 )
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.core import ConfigurationError, Problem
-from sitemapkit.core._limits import MAX_WORKERS
+from sitemapkit.core import MAX_WORKERS, ConfigurationError, Problem
 from sitemapkit.generator import CAP, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]

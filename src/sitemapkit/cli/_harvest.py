@@ -19,7 +19,7 @@ from sitemapkit.cli._common import (
     stderr_console,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_WORKERS
+from sitemapkit.core import MAX_CONCURRENCY, MAX_WORKERS
 
 __all__ = ["harvest"]
 

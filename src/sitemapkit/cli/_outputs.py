@@ -18,8 +18,7 @@ import click
 
 from sitemapkit.cli._common import plural, print_problem, renamed_option
 from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
-from sitemapkit.write import Manifest
-from sitemapkit.write._rolling import FORMATS, Format
+from sitemapkit.write import FORMATS, Format, Manifest
 
 __all__ = ["OutputOptions", "output_options", "print_manifest_summary"]
 

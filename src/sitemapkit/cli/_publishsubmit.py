@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from sitemapkit.cli._common import print_problem
-from sitemapkit.core import InvalidValueError
-from sitemapkit.core._limits import INDEXNOW_ENDPOINT
-from sitemapkit.core._problems import escape_controls
+from sitemapkit.core import INDEXNOW_ENDPOINT, InvalidValueError, escape_controls
 
 if TYPE_CHECKING:
     from sitemapkit.submit import SubmitReport, SubmitResult
@@ -52,7 +50,7 @@ def check_submit_options(submit_state: str | None, submit_key: str | None) -> No
     if (submit_state is None) != (submit_key is None):
         raise click.UsageError("--submit-state and --key go together: give both or neither")
     if submit_key is not None:
-        from sitemapkit.submit._indexnow import check_key
+        from sitemapkit.submit import check_key
 
         try:
             check_key(submit_key)

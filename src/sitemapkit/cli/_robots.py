@@ -10,10 +10,8 @@ import click
 
 from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_url, emit_json, fail, plural, stderr_console
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import InputError, InvalidValueError, Problem
-from sitemapkit.core._problems import escape_controls
-from sitemapkit.submit._robotscheck import RobotsCheck, check_site
-from sitemapkit.submit._robotsfile import add_sitemaps
+from sitemapkit.core import InputError, InvalidValueError, Problem, escape_controls
+from sitemapkit.submit import RobotsCheck, add_sitemaps, check_site
 
 __all__ = ["robots"]
 

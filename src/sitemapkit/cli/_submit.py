@@ -20,13 +20,9 @@ from sitemapkit.cli._common import (
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.cli._publishsubmit import counts_line
-from sitemapkit.core import ConfigurationError, InvalidValueError
-from sitemapkit.core._problems import escape_controls
-from sitemapkit.submit._indexnow import DEFAULT_ENDPOINT, MAX_BATCH, write_key_file
-from sitemapkit.submit._results import SubmitResult
-from sitemapkit.submit._searchconsole import DEFAULT_API_ROOT
-from sitemapkit.submit._submit import SubmitOptions
-from sitemapkit.submit._submit import submit as run_submit
+from sitemapkit.core import ConfigurationError, InvalidValueError, escape_controls
+from sitemapkit.submit import DEFAULT_API_ROOT, DEFAULT_ENDPOINT, MAX_BATCH, SubmitOptions, SubmitResult, write_key_file
+from sitemapkit.submit import submit as run_submit
 
 __all__ = ["submit"]
 

@@ -22,17 +22,24 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import SeenSet
-from sitemapkit.core._errors import LimitExceededError, ParseError
-from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
-from sitemapkit.core._problems import Problem, Severity, escape_controls, escape_json_controls
-from sitemapkit.core._urls import is_url_source
-from sitemapkit.fetch._items import EntryBatch, SitemapNode
-from sitemapkit.fetch._sources import local_set, open_sources
+from sitemapkit.core import (
+    LimitExceededError,
+    ParseError,
+    Problem,
+    SeenSet,
+    Severity,
+    SitemapRef,
+    UrlEntry,
+    entry_to_dict,
+    escape_controls,
+    escape_json_controls,
+    is_url_source,
+)
+from sitemapkit.fetch import EntryBatch, SitemapNode, local_set, open_sources
 from sitemapkit.read import Located
 
 if TYPE_CHECKING:
-    from sitemapkit.fetch._discover import Discovery
+    from sitemapkit.fetch import Discovery
 
 __all__ = ["urls"]
 

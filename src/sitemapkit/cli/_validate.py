@@ -17,11 +17,15 @@ from sitemapkit.cli._common import (
     plural,
     quiet_option,
 )
-from sitemapkit.core._errors import ConfigurationError, InputError
-from sitemapkit.core._problems import Severity
-from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE
-from sitemapkit.validate._driver import ValidateProgress, validate_sitemaps
-from sitemapkit.validate._report import format_json, format_junit, format_text
+from sitemapkit.core import ConfigurationError, InputError, Severity
+from sitemapkit.validate import (
+    MAX_PROBLEMS_PER_CODE,
+    ValidateProgress,
+    format_json,
+    format_junit,
+    format_text,
+    validate_sitemaps,
+)
 
 __all__ = ["validate"]
 
@@ -101,7 +105,7 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
     check_sources(sources, stdin=False)
     fetch = None
     if allow_private_addresses:
-        from sitemapkit.fetch._sources import FetchSettings  # the fetching stack is only loaded when needed
+        from sitemapkit.fetch import FetchSettings  # the fetching stack is only loaded when needed
 
         fetch = FetchSettings(allow_private_addresses=True)
     counts = _Counts(len(sources))

@@ -41,7 +41,7 @@ def web(host: str, port: int, token: str | None, no_browser: bool, data_dir: str
         from sitemapkit.web import WebSettings, check_bind, run
     except ImportError as exc:
         fail(f"sitemapkit web needs the web extra: pip install 'sitemapkit[web]' ({exc})", EXIT_USAGE)
-    from sitemapkit.core._errors import ConfigurationError
+    from sitemapkit.core import ConfigurationError
 
     try:
         check_bind(host, token)

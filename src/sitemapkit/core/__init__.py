@@ -71,8 +71,27 @@ from sitemapkit.core._seen import SeenSet
 from sitemapkit.core._urls import iri_to_uri, normalize_loc
 
 if TYPE_CHECKING:
+    from sitemapkit.core._extensions import canonical_alternate, canonical_image, make_alternate, plain_image
+    from sitemapkit.core._lastmod import format_datetime, lastmod_of_valid_form
+    from sitemapkit.core._lazy import lazy_names
+    from sitemapkit.core._limits import INDEXNOW_ENDPOINT, INDEXNOW_MAX_BATCH, MAX_CONCURRENCY, MAX_WORKERS
+    from sitemapkit.core._loops import run_isolated
+    from sitemapkit.core._model import canonical_loc_entry, canonical_url_entry, is_canonical_loc
     from sitemapkit.core._pages import page_environment
+    from sitemapkit.core._problems import QUOTE_CHARS, shorten
+    from sitemapkit.core._seen import SEEN, SEEN_EXACT
+    from sitemapkit.core._spill import SpillList
     from sitemapkit.core._store import StoreConnection, StoreSpec, open_store, sql_statements
+    from sitemapkit.core._urls import (
+        SIMPLE_URI,
+        has_credentials,
+        is_absolute_http_url,
+        is_url_source,
+        redact_credentials,
+        simple_iri_to_uri,
+        url_argument_problem,
+    )
+    from sitemapkit.core._version import VERSION
 
 # The SQLite helper loads sqlite3 and the page templates' module jinja2: imported on first use, so reading and
 # writing sitemaps (and `import sitemapkit`) pay for neither.
@@ -85,8 +104,11 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 __all__ = [
     "CODES",
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "INDEXNOW_ENDPOINT",
+    "INDEXNOW_MAX_BATCH",
     "MAX_ALTERNATES_PER_URL",
     "MAX_CHILDREN_PER_KIND",
+    "MAX_CONCURRENCY",
     "MAX_IMAGES_PER_URL",
     "MAX_INDEX_ENTRIES",
     "MAX_LOC_LENGTH",
@@ -97,6 +119,12 @@ __all__ = [
     "MAX_VIDEO_DESCRIPTION_LENGTH",
     "MAX_VIDEO_DURATION",
     "MAX_VIDEO_TAGS",
+    "MAX_WORKERS",
+    "QUOTE_CHARS",
+    "SEEN",
+    "SEEN_EXACT",
+    "SIMPLE_URI",
+    "VERSION",
     "Alternate",
     "Changefreq",
     "ConfigurationError",
@@ -123,6 +151,7 @@ __all__ = [
     "SitemapRef",
     "SitemapkitError",
     "SourceNotFoundError",
+    "SpillList",
     "StoreConnection",
     "StoreError",
     "StoreSpec",
@@ -137,16 +166,34 @@ __all__ = [
     "atomic_binary",
     "atomic_text",
     "atomic_write_bytes",
+    "canonical_alternate",
+    "canonical_image",
+    "canonical_loc_entry",
+    "canonical_url_entry",
     "define_code",
     "entry_from_dict",
     "entry_to_dict",
     "escape_controls",
     "escape_json_controls",
+    "format_datetime",
+    "has_credentials",
     "iri_to_uri",
+    "is_absolute_http_url",
+    "is_canonical_loc",
+    "is_url_source",
+    "lastmod_of_valid_form",
+    "lazy_names",
+    "make_alternate",
     "normalize_loc",
     "open_store",
     "page_environment",
     "parse_lastmod_lenient",
+    "plain_image",
     "quote_value",
+    "redact_credentials",
+    "run_isolated",
+    "shorten",
+    "simple_iri_to_uri",
     "sql_statements",
+    "url_argument_problem",
 ]

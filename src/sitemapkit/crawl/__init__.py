@@ -6,8 +6,9 @@ and publishes.
 
 from __future__ import annotations
 
-from sitemapkit.crawl._crawler import Crawler
+from sitemapkit.crawl._crawler import Crawler, check_start_url
 from sitemapkit.crawl._decide import Reason
+from sitemapkit.crawl._fingerprint import honest_lastmod
 from sitemapkit.crawl._html import PageInfo, RobotsDirectives, extract_page, parse_x_robots_tag
 from sitemapkit.crawl._job import CrawlResult, UrlMapping, crawl_site, default_state_path, sitemap_entries
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
@@ -21,12 +22,14 @@ from sitemapkit.crawl._options import (
     crawl_options_from,
 )
 from sitemapkit.crawl._reach import StartUrlError
-from sitemapkit.crawl._report import ReportSummary, write_crawl_reports
+from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON, ReportSummary, bar_chart, summarize, write_crawl_reports
 from sitemapkit.crawl._state import CrawlState, StateInUseError
 
 __all__ = [
     "CRAWL_OPTION_SPECS",
     "DEFAULT_STRIP_PARAMS",
+    "REPORT_HTML",
+    "REPORT_JSON",
     "CrawlOptions",
     "CrawlProgress",
     "CrawlResult",
@@ -43,11 +46,15 @@ __all__ = [
     "StateInUseError",
     "UrlMapping",
     "UrlNormalizer",
+    "bar_chart",
+    "check_start_url",
     "crawl_options_from",
     "crawl_site",
     "default_state_path",
     "extract_page",
+    "honest_lastmod",
     "parse_x_robots_tag",
     "sitemap_entries",
+    "summarize",
     "write_crawl_reports",
 ]

@@ -41,11 +41,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urljoin
 
-from sitemapkit.core._errors import ConfigurationError, FetchError, TooManyRedirectsError
-from sitemapkit.core._lastmod import LastMod
-from sitemapkit.core._limits import MAX_IMAGES_PER_URL
-from sitemapkit.core._problems import Severity, define_code
-from sitemapkit.core._urls import is_absolute_http_url, redact_credentials, url_argument_problem
+from sitemapkit.core import (
+    MAX_IMAGES_PER_URL,
+    ConfigurationError,
+    FetchError,
+    LastMod,
+    Severity,
+    TooManyRedirectsError,
+    define_code,
+    is_absolute_http_url,
+    redact_credentials,
+    url_argument_problem,
+)
 from sitemapkit.crawl._decide import (
     Reason,
     UrlRules,
@@ -60,11 +67,16 @@ from sitemapkit.crawl._html import extract_page, parse_x_robots_tag
 from sitemapkit.crawl._normalize import UrlNormalizer
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._state import IN_FLIGHT, SKIPPED, CrawlState, QueuedUrl
-from sitemapkit.fetch._addresses import AddressPolicy
-from sitemapkit.fetch._decode import ResponseTooLargeError
-from sitemapkit.fetch._http import HttpClient, HttpResponse
-from sitemapkit.fetch._retry import RetryPolicy
-from sitemapkit.fetch._transports import Timeouts, TransportError, TransportRequest
+from sitemapkit.fetch import (
+    AddressPolicy,
+    HttpClient,
+    HttpResponse,
+    ResponseTooLargeError,
+    RetryPolicy,
+    Timeouts,
+    TransportError,
+    TransportRequest,
+)
 
 __all__ = [
     "SM701",

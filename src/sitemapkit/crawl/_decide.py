@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from sitemapkit.core._lastmod import LastMod
+from sitemapkit.core import LastMod
 from sitemapkit.crawl._html import RobotsDirectives
 from sitemapkit.crawl._options import CrawlOptions, Scope
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import urlsplit
 
-from sitemapkit.core._errors import FetchError
+from sitemapkit.core import FetchError
 from sitemapkit.crawl._options import CrawlOptions
-from sitemapkit.fetch._http import HttpClient
-from sitemapkit.fetch._robots import RobotsTxt
+from sitemapkit.fetch import HttpClient, RobotsTxt
 
 __all__ = ["HostRules", "HostTable", "origin_of"]
 

@@ -26,11 +26,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sitemapkit.core import Alternate, Image, UrlEntry
-from sitemapkit.core._errors import ConfigurationError, InputError, InvalidValueError, PublishError
-from sitemapkit.core._lastmod import LastMod
-from sitemapkit.core._loops import run_isolated
-from sitemapkit.core._problems import Location, Problem
+from sitemapkit.core import (
+    Alternate,
+    ConfigurationError,
+    Image,
+    InputError,
+    InvalidValueError,
+    LastMod,
+    Location,
+    Problem,
+    PublishError,
+    UrlEntry,
+    run_isolated,
+)
 from sitemapkit.crawl._crawler import SM701, Crawler, check_start_url
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._reach import StartUrlError, start_failure

@@ -25,8 +25,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
-from sitemapkit.core._errors import InvalidValueError
-from sitemapkit.core._urls import iri_to_uri
+from sitemapkit.core import InvalidValueError, iri_to_uri
 
 __all__ = ["DEFAULT_STRIP_PARAMS", "UrlNormalizer", "remove_dot_segments"]
 

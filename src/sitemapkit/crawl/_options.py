@@ -9,10 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sitemapkit.core._errors import ConfigurationError
-from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_LOC_LENGTH
+from sitemapkit.core import MAX_CONCURRENCY, MAX_LOC_LENGTH, ConfigurationError
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
-from sitemapkit.fetch._http import DEFAULT_USER_AGENT
+from sitemapkit.fetch import DEFAULT_USER_AGENT
 
 __all__ = ["CRAWL_OPTION_SPECS", "CrawlOptions", "CrawlProgress", "CrawlSummary", "OptionSpec", "Scope",
            "crawl_options_from"]

@@ -13,7 +13,7 @@ import socket
 import ssl
 from urllib.parse import urlsplit
 
-from sitemapkit.core._errors import FetchError
+from sitemapkit.core import FetchError
 from sitemapkit.crawl._decide import Reason
 from sitemapkit.crawl._state import CrawlState, UrlRow
 

@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from sitemapkit.core import page_environment
-from sitemapkit.core._atomic import atomic_text
+from sitemapkit.core import atomic_text, page_environment
 from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
 
 if TYPE_CHECKING:

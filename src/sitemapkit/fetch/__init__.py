@@ -10,18 +10,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sitemapkit.core._lazy import lazy_names
+from sitemapkit.core import lazy_names
 from sitemapkit.fetch import _codes as _codes  # registers the layer's problem codes
 
 if TYPE_CHECKING:
     from sitemapkit.fetch._addresses import AddressPolicy
     from sitemapkit.fetch._cache import HttpCache
+    from sitemapkit.fetch._codes import SM501, SM502, SM505
     from sitemapkit.fetch._decode import ContentDecodingError, ResponseTooLargeError
-    from sitemapkit.fetch._discover import WELL_KNOWN_PATHS, Discovery, discover, fetch_robots, walk_site
+    from sitemapkit.fetch._discover import (
+        WELL_KNOWN_PATHS,
+        Discovery,
+        discover,
+        fetch_robots,
+        is_site_url,
+        is_sitemap_body,
+        walk_site,
+    )
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
     from sitemapkit.fetch._retry import RetryPolicy
-    from sitemapkit.fetch._robots import RobotsTxt
-    from sitemapkit.fetch._sources import DocumentDone, FetchSettings, local_child, local_set, open_sources
+    from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for, url_key
+    from sitemapkit.fetch._sources import (
+        DocumentDone,
+        FetchSettings,
+        iterate_async,
+        local_child,
+        local_set,
+        open_sources,
+    )
     from sitemapkit.fetch._transports import (
         AddressRefusedError,
         AiohttpTransport,
@@ -33,9 +49,19 @@ if TYPE_CHECKING:
         TransportRequest,
         TransportResponse,
     )
-    from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkOptions, walk
+    from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem, WalkOptions, walk
 
 _WHERE: dict[str, str] = {
+    "SM501": "sitemapkit.fetch._codes",
+    "SM502": "sitemapkit.fetch._codes",
+    "SM505": "sitemapkit.fetch._codes",
+    "is_sitemap_body": "sitemapkit.fetch._discover",
+    "is_site_url": "sitemapkit.fetch._discover",
+    "decode_robots": "sitemapkit.fetch._robots",
+    "robots_url_for": "sitemapkit.fetch._robots",
+    "url_key": "sitemapkit.fetch._robots",
+    "iterate_async": "sitemapkit.fetch._sources",
+    "WalkItem": "sitemapkit.fetch._walk",
     "AddressPolicy": "sitemapkit.fetch._addresses",
     "AddressRefusedError": "sitemapkit.fetch._transports",
     "AiohttpTransport": "sitemapkit.fetch._transports",
@@ -77,6 +103,9 @@ __getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = [
     "DEFAULT_USER_AGENT",
+    "SM501",
+    "SM502",
+    "SM505",
     "WELL_KNOWN_PATHS",
     "AddressPolicy",
     "AddressRefusedError",
@@ -102,12 +131,19 @@ __all__ = [
     "TransportError",
     "TransportRequest",
     "TransportResponse",
+    "WalkItem",
     "WalkOptions",
+    "decode_robots",
     "discover",
     "fetch_robots",
+    "is_site_url",
+    "is_sitemap_body",
+    "iterate_async",
     "local_child",
     "local_set",
     "open_sources",
+    "robots_url_for",
+    "url_key",
     "walk",
     "walk_site",
 ]

@@ -3,7 +3,7 @@ show it without loading the HTTP stack)."""
 
 from __future__ import annotations
 
-from sitemapkit.core._version import VERSION
+from sitemapkit.core import VERSION
 
 __all__ = ["DEFAULT_USER_AGENT"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import zlib
 
-from sitemapkit.read._sniff import GZIP_MAGIC, MAX_GZIP_LAYERS, detect_encoding
+from sitemapkit.read import GZIP_MAGIC, MAX_GZIP_LAYERS, detect_encoding
 
 __all__ = ["HEAD_BYTES", "MESSAGE", "looks_binary"]
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from sitemapkit.core._atomic import atomic_write_bytes
+from sitemapkit.core import atomic_write_bytes
 
 __all__ = ["HttpCache"]
 

@@ -5,7 +5,7 @@ registers them (see ``core/_problems.define_code``); the modules that report the
 
 from __future__ import annotations
 
-from sitemapkit.core._problems import Severity, define_code
+from sitemapkit.core import Severity, define_code
 from sitemapkit.fetch._binary import MESSAGE
 
 __all__ = [

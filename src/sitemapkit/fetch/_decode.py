@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import brotli
 
-from sitemapkit.core._errors import FetchError
+from sitemapkit.core import FetchError
 from sitemapkit.fetch._transports import TransportError, TransportResponse
 
 __all__ = ["BodyDecoder", "ContentDecodingError", "DecodedBody", "ResponseTooLargeError", "read_body",

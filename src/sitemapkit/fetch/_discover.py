@@ -16,14 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from sitemapkit.core._errors import FetchError
-from sitemapkit.core._problems import Location, Problem
-from sitemapkit.core._urls import iri_to_uri, is_absolute_http_url
+from sitemapkit.core import FetchError, Location, Problem, iri_to_uri, is_absolute_http_url
 from sitemapkit.fetch._codes import SM520, SM530, SM531
 from sitemapkit.fetch._http import HttpClient, HttpResponse
 from sitemapkit.fetch._robots import RobotsTxt, robots_url_for, url_key
 from sitemapkit.fetch._walk import FoundVia, SitemapSeed, WalkItem, WalkOptions, walk
-from sitemapkit.read._sniff import DocumentKind, sniff
+from sitemapkit.read import DocumentKind, sniff
 
 __all__ = ["WELL_KNOWN_PATHS", "Discovery", "discover", "fetch_robots", "is_site_url", "walk_site"]
 
@@ -107,7 +105,7 @@ async def fetch_robots(client: HttpClient, url: str) -> tuple[RobotsTxt, int | N
                                                              f"HTTP status {resp.status}"),)), resp.status
 
 
-def _is_sitemap_body(resp: HttpResponse) -> bool:
+def is_sitemap_body(resp: HttpResponse) -> bool:
     if not resp.ok or not resp.body:
         return False
     try:
@@ -158,7 +156,7 @@ async def discover(
     ``sitemapkit discover URL`` on the command line.
     """
     if probe not in ("auto", "always", "never"):
-        from sitemapkit.core._errors import ConfigurationError
+        from sitemapkit.core import ConfigurationError
 
         raise ConfigurationError(f"probe must be 'auto', 'always' or 'never', not {probe!r}")
     parts = urlsplit(site_url)
@@ -194,7 +192,7 @@ async def discover(
         results = await asyncio.gather(*(try_one(u) for u in candidates))
         links = await home()
         for url, resp in zip(candidates, results, strict=True):
-            hit = resp is not None and _is_sitemap_body(resp)
+            hit = resp is not None and is_sitemap_body(resp)
             probed.append((url, None if resp is None else resp.status, hit))
             if not hit or resp is None:
                 continue

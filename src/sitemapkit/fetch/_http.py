@@ -27,8 +27,7 @@ from types import TracebackType
 from typing import Self
 from urllib.parse import urljoin, urlsplit
 
-from sitemapkit.core._errors import FetchError, HTTPStatusError, TooManyRedirectsError
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, FetchError, HTTPStatusError, TooManyRedirectsError
 from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._cache import HttpCache
@@ -135,7 +134,7 @@ class HttpClient:
         address_policy: AddressPolicy | None = None,
     ) -> None:
         if per_host_limit < 1 or max_redirects < 0 or max_bytes < 1 or (deadline is not None and deadline <= 0):
-            from sitemapkit.core._errors import ConfigurationError
+            from sitemapkit.core import ConfigurationError
 
             raise ConfigurationError("per_host_limit and max_bytes must be >= 1, max_redirects >= 0, deadline > 0")
         if transport is None:

@@ -7,8 +7,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Problem
+from sitemapkit.core import Problem, SitemapRef, UrlEntry
 from sitemapkit.read import DocumentKind
 
 if TYPE_CHECKING:

@@ -24,9 +24,7 @@ from urllib.parse import urljoin, urlsplit
 
 from protego import Protego
 
-from sitemapkit.core._errors import InvalidEntryError
-from sitemapkit.core._problems import Location, Problem, Severity
-from sitemapkit.core._urls import iri_to_uri, is_absolute_http_url
+from sitemapkit.core import InvalidEntryError, Location, Problem, Severity, iri_to_uri, is_absolute_http_url
 from sitemapkit.fetch._codes import SM521, SM522, SM523, SM524, SM525, SM526, SM527, SM528, SM529
 
 __all__ = ["RobotsTxt", "decode_robots", "robots_url_for", "url_key"]

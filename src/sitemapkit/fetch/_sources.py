@@ -28,10 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Location, Problem
-from sitemapkit.core._urls import is_url_source
+from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, Location, Problem, SitemapRef, UrlEntry, is_url_source
 from sitemapkit.fetch._addresses import AddressPolicy
 from sitemapkit.fetch._agent import DEFAULT_USER_AGENT
 from sitemapkit.fetch._binary import MESSAGE, looks_binary

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from sitemapkit.core._errors import FetchError
+from sitemapkit.core import FetchError
 from sitemapkit.fetch._addresses import AddressPolicy
 
 if TYPE_CHECKING:  # aiohttp is imported when the default transport is first used: it costs ~0.3 s and ~30 MB

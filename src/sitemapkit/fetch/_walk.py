@@ -32,10 +32,17 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from sitemapkit.core._errors import FetchError, InputError, SitemapkitError, TooManyRedirectsError
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Location, Problem
+from sitemapkit.core import (
+    DEFAULT_MAX_DECOMPRESSED_BYTES,
+    FetchError,
+    InputError,
+    Location,
+    Problem,
+    SitemapkitError,
+    SitemapRef,
+    TooManyRedirectsError,
+    UrlEntry,
+)
 from sitemapkit.fetch._binary import HEAD_BYTES, MESSAGE, looks_binary
 from sitemapkit.fetch._bodies import Body, open_body, sliced, steps
 from sitemapkit.fetch._codes import (

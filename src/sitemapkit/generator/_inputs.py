@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from sitemapkit.core import InputError, Location, Problem, SitemapRef, UrlEntry
 from sitemapkit.generator._site import SiteRun, iter_static_site
 from sitemapkit.read import DocumentKind, Located, iter_events, open_bytes, sniff
-from sitemapkit.write._inputs import (
+from sitemapkit.write import (
     SM612,
     InputItem,
     RunItem,

@@ -23,16 +23,28 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, ConfigurationError, Location, Problem, Severity
-from sitemapkit.core._errors import InvalidValueError
-from sitemapkit.core._urls import redact_credentials
+from sitemapkit.core import (
+    MAX_SITEMAP_BYTES,
+    MAX_URLS_PER_SITEMAP,
+    ConfigurationError,
+    InvalidValueError,
+    Location,
+    Problem,
+    Severity,
+    redact_credentials,
+)
 from sitemapkit.generator._inputs import iter_generate_runs
 from sitemapkit.generator._site import Exclusion, SiteRun, SiteState
-from sitemapkit.write import HostCheck, Manifest, SitemapSetWriter
-from sitemapkit.write._codes import SM606
-from sitemapkit.write._lists import EntryRun
-from sitemapkit.write._publish import MANIFEST_NAME, read_manifest
-from sitemapkit.write._rolling import Format
+from sitemapkit.write import (
+    MANIFEST_NAME,
+    SM606,
+    EntryRun,
+    Format,
+    HostCheck,
+    Manifest,
+    SitemapSetWriter,
+    read_manifest,
+)
 
 __all__ = ["CAP", "GenerateResult", "Generation", "generate"]
 

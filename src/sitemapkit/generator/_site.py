@@ -33,11 +33,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-from sitemapkit.core import InputError, Location, Problem, UrlEntry
-from sitemapkit.core._atomic import atomic_text
-from sitemapkit.core._errors import ConfigurationError, StoreError
-from sitemapkit.core._lastmod import LastMod
-from sitemapkit.write._inputs import SM610, InputItem, iter_input
+from sitemapkit.core import (
+    ConfigurationError,
+    InputError,
+    LastMod,
+    Location,
+    Problem,
+    StoreError,
+    UrlEntry,
+    atomic_text,
+)
+from sitemapkit.write import SM610, InputItem, iter_input
 
 if TYPE_CHECKING:
     from sitemapkit.crawl import Reason, UrlNormalizer
@@ -96,7 +102,7 @@ class SiteState:
 
     def lastmod(self, url: str, fingerprint: str, stated: str | None, observed: str) -> str | None:
         """The page's honest lastmod; records the page for :meth:`save`."""
-        from sitemapkit.crawl._fingerprint import honest_lastmod
+        from sitemapkit.crawl import honest_lastmod
 
         previous = self.pages.get(url)
         lastmod = honest_lastmod(fingerprint, previous, stated, observed)

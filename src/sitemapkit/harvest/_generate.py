@@ -22,8 +22,7 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from sitemapkit.core import InvalidEntryError, Location, Problem, Severity, UrlEntry
-from sitemapkit.core._urls import redact_credentials
+from sitemapkit.core import InvalidEntryError, Location, Problem, Severity, UrlEntry, redact_credentials
 from sitemapkit.harvest._schema import entry_from_row
 from sitemapkit.write import (
     HostCheck,
@@ -211,8 +210,7 @@ def generate_partitioned(
     per file on Dask (see the module docstring). ``writer_kwargs`` are :class:`SitemapSetWriter`'s options
     (gzip, max_urls, max_bytes, formats, xsl, dedupe). Raises :class:`~sitemapkit.InputError` when DATA holds
     no file, :class:`~sitemapkit.PublishError` when no URL could be written."""
-    from sitemapkit.core import ConfigurationError, InputError
-    from sitemapkit.core._limits import MAX_WORKERS
+    from sitemapkit.core import MAX_WORKERS, ConfigurationError, InputError
 
     if not 1 <= workers <= MAX_WORKERS:
         raise ConfigurationError(f"--workers must be between 1 and {MAX_WORKERS}, not {workers}")

@@ -31,9 +31,9 @@ from sitemapkit.fetch import (
     SitemapNode,
     SitemapSeed,
     discover,
+    is_site_url,
     walk,
 )
-from sitemapkit.fetch._discover import is_site_url
 from sitemapkit.harvest._schema import entry_row, host_schema, url_schema
 
 __all__ = ["HOST_META_KEY", "TMP_PARTITION_PREFIX", "HostJob", "HostSettings", "harvest_host", "host_key",

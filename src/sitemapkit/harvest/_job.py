@@ -22,9 +22,14 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from sitemapkit.core._errors import ConfigurationError
-from sitemapkit.core._limits import MAX_CONCURRENCY, MAX_WORKERS
-from sitemapkit.core._urls import is_absolute_http_url, redact_credentials, url_argument_problem
+from sitemapkit.core import (
+    MAX_CONCURRENCY,
+    MAX_WORKERS,
+    ConfigurationError,
+    is_absolute_http_url,
+    redact_credentials,
+    url_argument_problem,
+)
 from sitemapkit.fetch import FetchSettings
 from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done, remove_leftovers
 from sitemapkit.harvest._schema import host_schema

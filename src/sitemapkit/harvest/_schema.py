@@ -20,8 +20,7 @@ import typing
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sitemapkit.core import LastMod, UrlEntry
-from sitemapkit.core._model import entry_from_dict, entry_to_dict
+from sitemapkit.core import LastMod, UrlEntry, entry_from_dict, entry_to_dict
 
 if TYPE_CHECKING:
     import pyarrow as pa  # type: ignore[import-untyped]

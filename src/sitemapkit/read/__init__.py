@@ -5,14 +5,33 @@ nested gzip sniffed from the bytes). Feed it bytes, take entries and problems as
 from __future__ import annotations
 
 from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
+from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane, lane_enabled
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import ReaderStateError, SitemapParser
-from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, KindInfo, Sniffed, sniff
+from sitemapkit.read._sniff import (
+    GZIP_MAGIC,
+    MAX_GZIP_LAYERS,
+    DocumentKind,
+    EncodingInfo,
+    GzipDecoder,
+    KindInfo,
+    Sniffed,
+    detect_encoding,
+    is_gzip,
+    sniff,
+    sniff_kind,
+)
 from sitemapkit.read._source import ByteSource, no_sitemap_files, not_a_sitemap, open_bytes, sitemap_files
+from sitemapkit.read._text import MAX_LINE_CHARS
 from sitemapkit.read._trim import ChildTrimmer, Dropped, child_name
 
 __all__ = [
+    "GZIP_MAGIC",
+    "MAX_GZIP_LAYERS",
+    "MAX_LANE_TAGS",
+    "MAX_LINE_CHARS",
     "ByteSource",
+    "CanonicalLane",
     "ChildTrimmer",
     "DocumentKind",
     "Dropped",
@@ -26,7 +45,10 @@ __all__ = [
     "SitemapParser",
     "Sniffed",
     "child_name",
+    "detect_encoding",
+    "is_gzip",
     "iter_events",
+    "lane_enabled",
     "no_sitemap_files",
     "not_a_sitemap",
     "open_bytes",
@@ -34,4 +56,5 @@ __all__ = [
     "read_file",
     "sitemap_files",
     "sniff",
+    "sniff_kind",
 ]

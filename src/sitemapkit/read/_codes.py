@@ -6,7 +6,7 @@ from (the document is readable but breaks the protocol or XML); strict mode stop
 
 from __future__ import annotations
 
-from sitemapkit.core._problems import Severity, define_code
+from sitemapkit.core import Severity, define_code
 
 __all__ = ["STRICT_FATAL"]
 

@@ -10,9 +10,7 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Problem, Severity
+from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, Problem, Severity, SitemapRef, UrlEntry
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import READ_CHUNK, SitemapParser
 from sitemapkit.read._sniff import DocumentKind

@@ -12,10 +12,12 @@ import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sitemapkit.core._errors import InvalidEntryError
-from sitemapkit.core._extensions import (
+from sitemapkit.core import (
+    MAX_VIDEO_DURATION,
     Alternate,
     Image,
+    InvalidEntryError,
+    LastMod,
     News,
     Relationship,
     Video,
@@ -25,11 +27,10 @@ from sitemapkit.core._extensions import (
     VideoTvShow,
     VideoUploader,
     make_alternate,
+    normalize_loc,
+    parse_lastmod_lenient,
     plain_image,
 )
-from sitemapkit.core._lastmod import LastMod, parse_lastmod_lenient
-from sitemapkit.core._limits import MAX_VIDEO_DURATION
-from sitemapkit.core._urls import normalize_loc
 from sitemapkit.read import _codes as C
 from sitemapkit.read._owner import Owner
 

@@ -34,22 +34,36 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
-from sitemapkit.core._extensions import Alternate, Image, canonical_alternate, canonical_image
-from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form
-from sitemapkit.core._limits import MAX_ALTERNATES_PER_URL, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
-from sitemapkit.core._model import Changefreq, canonical_url_entry
-from sitemapkit.core._urls import SIMPLE_URI
+from sitemapkit.core import (
+    MAX_ALTERNATES_PER_URL,
+    MAX_IMAGES_PER_URL,
+    MAX_LOC_LENGTH,
+    SIMPLE_URI,
+    Alternate,
+    Changefreq,
+    Image,
+    LastMod,
+    canonical_alternate,
+    canonical_image,
+    canonical_url_entry,
+    lastmod_of_valid_form,
+)
 from sitemapkit.read._blocks import BLOCK, NotXml, RunSplitter, block_patterns, gap_end, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC
 from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Owner
 
-__all__ = ["ENABLED", "MAX_LANE_TAGS", "CanonicalLane", "FastUrlset", "UrlsetEngine"]
+__all__ = ["ENABLED", "MAX_LANE_TAGS", "CanonicalLane", "FastUrlset", "UrlsetEngine", "lane_enabled"]
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 
 #: Switch for tests and A/B measurements: False reads every document through lxml elements only.
 ENABLED = True
+
+
+def lane_enabled() -> bool:
+    """Whether the fast lane is on (``ENABLED``; the equivalence tests switch it off to compare the two paths)."""
+    return ENABLED
 
 # Prolog up to the end of the root start tag: XML declaration, PIs (xml-stylesheet), comments and whitespace,
 # then an unprefixed <urlset> with plain attributes (no entity references in their values). A PI ends at its first

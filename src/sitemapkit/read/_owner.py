@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Problem, ProblemCode
+from sitemapkit.core import Problem, ProblemCode, SitemapRef, UrlEntry
 
 __all__ = ["DUPLICATE_TRACKING_LIMIT", "Event", "Located", "Owner"]
 

@@ -24,15 +24,21 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Protocol
 
-from sitemapkit.core._errors import InputError, LimitExceededError, ParseError, SitemapkitError
-from sitemapkit.core._limits import (
+from sitemapkit.core import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
     MAX_INDEX_ENTRIES,
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
+    InputError,
+    LimitExceededError,
+    Location,
+    ParseError,
+    ProblemCode,
+    Severity,
+    SitemapkitError,
+    SitemapRef,
+    UrlEntry,
 )
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Location, ProblemCode, Severity
 from sitemapkit.read import _codes as C
 from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Event, Located
 from sitemapkit.read._sniff import (

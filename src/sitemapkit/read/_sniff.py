@@ -23,8 +23,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sitemapkit.core._errors import LimitExceededError
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
+from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, LimitExceededError
 
 __all__ = [
     "GZIP_MAGIC",

@@ -23,9 +23,16 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from sitemapkit.core._errors import InputError, LimitExceededError, NotAFileError, SourceNotFoundError
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.core._problems import escape_controls, quote_value, shorten
+from sitemapkit.core import (
+    DEFAULT_MAX_DECOMPRESSED_BYTES,
+    InputError,
+    LimitExceededError,
+    NotAFileError,
+    SourceNotFoundError,
+    escape_controls,
+    quote_value,
+    shorten,
+)
 from sitemapkit.read._sniff import DocumentKind, GzipDecoder, is_gzip, sniff
 
 __all__ = ["SITEMAP_SUFFIXES", "ByteSource", "head_of", "no_sitemap_files", "not_a_sitemap", "open_bytes",

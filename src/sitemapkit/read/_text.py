@@ -10,8 +10,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from sitemapkit.core._errors import InvalidEntryError
-from sitemapkit.core._model import UrlEntry
+from sitemapkit.core import InvalidEntryError, UrlEntry
 from sitemapkit.read import _codes as C
 from sitemapkit.read._owner import Owner
 from sitemapkit.read._sniff import EncodingInfo

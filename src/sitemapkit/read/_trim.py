@@ -20,7 +20,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemapkit.core._limits import (
+from sitemapkit.core import (
     MAX_ALTERNATES_PER_URL,
     MAX_CHILDREN_PER_KIND,
     MAX_IMAGES_PER_URL,

@@ -15,12 +15,24 @@ from typing import Any
 
 from lxml import etree
 
-from sitemapkit.core._errors import InvalidEntryError, InvalidValueError
-from sitemapkit.core._extensions import Alternate, Image, News, Video
-from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form, parse_lastmod_lenient
-from sitemapkit.core._limits import MAX_LOC_LENGTH
-from sitemapkit.core._model import Changefreq, SitemapRef, UrlEntry, canonical_url_entry
-from sitemapkit.core._urls import SIMPLE_URI, simple_iri_to_uri
+from sitemapkit.core import (
+    MAX_LOC_LENGTH,
+    SIMPLE_URI,
+    Alternate,
+    Changefreq,
+    Image,
+    InvalidEntryError,
+    InvalidValueError,
+    LastMod,
+    News,
+    SitemapRef,
+    UrlEntry,
+    Video,
+    canonical_url_entry,
+    lastmod_of_valid_form,
+    parse_lastmod_lenient,
+    simple_iri_to_uri,
+)
 from sitemapkit.read import _codes as C
 from sitemapkit.read import _lane as _fast
 from sitemapkit.read._fields import (

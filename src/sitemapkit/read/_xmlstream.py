@@ -14,7 +14,7 @@ from typing import Any
 
 from lxml import etree
 
-from sitemapkit.core._problems import ProblemCode
+from sitemapkit.core import ProblemCode
 from sitemapkit.read import _codes as C
 from sitemapkit.read._fields import _split
 from sitemapkit.read._lane import FastUrlset

@@ -24,8 +24,7 @@ from hashlib import blake2b
 from types import TracebackType
 from typing import Any, Literal
 
-from sitemapkit.core import Problem, ScratchDir, StoreConnection, StoreSpec, UrlEntry, open_store
-from sitemapkit.core._urls import is_url_source
+from sitemapkit.core import Problem, ScratchDir, StoreConnection, StoreSpec, UrlEntry, is_url_source, open_store
 from sitemapkit.fetch import EntryBatch, FetchSettings, local_set, open_sources
 from sitemapkit.read import Located
 

@@ -20,9 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sitemapkit.core import ConfigurationError, InvalidValueError
-from sitemapkit.core._atomic import atomic_write_bytes
-from sitemapkit.core._limits import INDEXNOW_ENDPOINT, INDEXNOW_MAX_BATCH
+from sitemapkit.core import (
+    INDEXNOW_ENDPOINT,
+    INDEXNOW_MAX_BATCH,
+    ConfigurationError,
+    InvalidValueError,
+    atomic_write_bytes,
+)
 from sitemapkit.fetch import HttpClient, TransportError
 from sitemapkit.submit._results import SubmitResult
 

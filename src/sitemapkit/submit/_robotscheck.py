@@ -14,10 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitemapkit.core import FetchError, Location, Problem, Severity, define_code
-from sitemapkit.fetch import FetchSettings, HttpClient, RobotsTxt, discover, fetch_robots
-from sitemapkit.fetch._codes import SM501, SM502, SM505
-from sitemapkit.fetch._discover import _is_sitemap_body
-from sitemapkit.fetch._robots import robots_url_for, url_key
+from sitemapkit.fetch import (
+    SM501,
+    SM502,
+    SM505,
+    FetchSettings,
+    HttpClient,
+    RobotsTxt,
+    discover,
+    fetch_robots,
+    is_sitemap_body,
+    robots_url_for,
+    url_key,
+)
 from sitemapkit.read import sniff
 
 __all__ = ["SM540", "SM541", "SM542", "ListedSitemap", "RobotsCheck", "check_robots", "check_site"]
@@ -115,7 +124,7 @@ async def _check_one(url: str, client: HttpClient, user_agent: str, max_bytes: i
             kind = sniff(resp.body[:_SNIFF_BYTES]).kind.kind.value
         except Exception:  # a sniffing failure means "not recognised", never a crash
             kind = "unknown"
-    is_sitemap = _is_sitemap_body(resp)
+    is_sitemap = is_sitemap_body(resp)
     if not resp.ok:
         problems.append(SM502.problem(Location(url), f"HTTP status {resp.status}"))
     elif not is_sitemap:

@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from sitemapkit.core import InputError, InvalidValueError, atomic_write_bytes, iri_to_uri
-from sitemapkit.core._urls import redact_credentials, url_argument_problem
-from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for
+from sitemapkit.core import (
+    InputError,
+    InvalidValueError,
+    atomic_write_bytes,
+    iri_to_uri,
+    redact_credentials,
+    url_argument_problem,
+)
+from sitemapkit.fetch import RobotsTxt, decode_robots, robots_url_for
 
 __all__ = ["RobotsEdit", "add_sitemaps", "add_sitemaps_to_text", "same_url_key"]
 

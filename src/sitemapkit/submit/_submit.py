@@ -24,8 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitemapkit.core import ConfigurationError, Problem, Severity, UrlEntry
-from sitemapkit.core._urls import is_url_source
+from sitemapkit.core import ConfigurationError, Problem, Severity, UrlEntry, is_url_source
 from sitemapkit.fetch import FetchSettings, HttpClient
 from sitemapkit.submit._diff import source_entries  # what `diff` reads, read the same way
 from sitemapkit.submit._indexnow import (

@@ -6,6 +6,7 @@ file or a whole set (index, children, hreflang reciprocity), with text, JSON and
 
 from __future__ import annotations
 
+from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE
 from sitemapkit.validate._driver import (
     FileReport,
     Profile,
@@ -14,5 +15,17 @@ from sitemapkit.validate._driver import (
     validate_bytes,
     validate_sitemaps,
 )
+from sitemapkit.validate._report import format_json, format_junit, format_text
 
-__all__ = ["FileReport", "Profile", "ValidateProgress", "ValidationReport", "validate_bytes", "validate_sitemaps"]
+__all__ = [
+    "MAX_PROBLEMS_PER_CODE",
+    "FileReport",
+    "Profile",
+    "ValidateProgress",
+    "ValidationReport",
+    "format_json",
+    "format_junit",
+    "format_text",
+    "validate_bytes",
+    "validate_sitemaps",
+]

@@ -13,10 +13,16 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from urllib.parse import unquote, urlsplit
 
-from sitemapkit.core._errors import InvalidValueError
-from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, parse_lastmod_lenient
-from sitemapkit.core._problems import ProblemCode, shorten
-from sitemapkit.core._problems import quote_value as _q  # every value quoted in a message, cut when long
+from sitemapkit.core import (
+    InvalidValueError,
+    LastMod,
+    Precision,
+    ProblemCode,
+    format_datetime,
+    parse_lastmod_lenient,
+    shorten,
+)
+from sitemapkit.core import quote_value as _q  # every value quoted in a message, cut when long
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._langs import ISO_639_1, ISO_3166_ALPHA2
 

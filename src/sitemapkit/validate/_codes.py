@@ -8,7 +8,7 @@ so (see ../shared/spec/CONTRADICTIONS.md).
 
 from __future__ import annotations
 
-from sitemapkit.core._problems import ProblemCode, Severity, define_code
+from sitemapkit.core import ProblemCode, Severity, define_code
 
 __all__ = ["EXAMPLES", "GOOGLE_CODES", "VALIDATOR_CODES"]
 

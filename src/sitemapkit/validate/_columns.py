@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from sitemapkit.core._problems import Problem
+from sitemapkit.core import Problem
 from sitemapkit.validate._context import MAX_LOC_CHARS
 
 __all__ = ["MAX_LINE_CHARS", "add_columns"]

@@ -9,9 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sitemapkit.core._problems import Location, Problem, ProblemCode, Severity, shorten
-from sitemapkit.core._seen import SEEN, SEEN_EXACT, SeenSet
-from sitemapkit.core._spill import SpillList
+from sitemapkit.core import SEEN, SEEN_EXACT, Location, Problem, ProblemCode, SeenSet, Severity, SpillList, shorten
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import (
     FAST_URL,

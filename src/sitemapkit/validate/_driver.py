@@ -23,9 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitemapkit.core._errors import ConfigurationError
-from sitemapkit.core._problems import Problem
-from sitemapkit.core._urls import is_url_source
+from sitemapkit.core import ConfigurationError, Problem, is_url_source
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import moment, origin_of, scope_of
 from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE, FileContext, Profile, RunOptions
@@ -35,7 +33,7 @@ from sitemapkit.validate._result import FileReport, SkippedFile, ValidationRepor
 from sitemapkit.validate._stream import run_stream
 
 if TYPE_CHECKING:
-    from sitemapkit.fetch._sources import FetchSettings
+    from sitemapkit.fetch import FetchSettings
 
 __all__ = ["FileReport", "Profile", "ValidateProgress", "ValidationReport", "validate_bytes", "validate_sitemaps"]
 
@@ -109,7 +107,7 @@ def _coerce_now(now: datetime | str | None) -> datetime:
     if now is None:
         return datetime.now(UTC)
     if isinstance(now, str):
-        from sitemapkit.core._lastmod import parse_lastmod_lenient
+        from sitemapkit.core import parse_lastmod_lenient
 
         value = parse_lastmod_lenient(now)
         if value is None:
@@ -274,7 +272,7 @@ _WALK_CODES_DROPPED = frozenset({"SM510", "SM514"})
 
 def _validate_urls(urls: list[str], run: _Run, fetch: FetchSettings | None) -> None:
     """Fetch and walk URL sources; validate each fetched document as bytes (with its URL as scope)."""
-    from sitemapkit.fetch._sources import DocumentDone, open_sources
+    from sitemapkit.fetch import DocumentDone, open_sources
 
     waiting: dict[str, list[Problem]] = {}
     by_url: dict[str, FileContext] = {}

@@ -11,10 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from sitemapkit.core._errors import InputError
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.read._sniff import DocumentKind, GzipDecoder, is_gzip, sniff
-from sitemapkit.read._source import no_sitemap_files, not_a_sitemap, open_bytes, sitemap_files
+from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, InputError
+from sitemapkit.read import (
+    DocumentKind,
+    GzipDecoder,
+    is_gzip,
+    no_sitemap_files,
+    not_a_sitemap,
+    open_bytes,
+    sitemap_files,
+    sniff,
+)
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import origin_of
 from sitemapkit.validate._context import FileContext

@@ -10,9 +10,14 @@ from typing import Any
 
 from lxml import etree
 
-from sitemapkit.core._errors import InvalidValueError
-from sitemapkit.core._lastmod import LastMod
-from sitemapkit.core._limits import MAX_IMAGES_PER_URL, MAX_VIDEO_DESCRIPTION_LENGTH, MAX_VIDEO_DURATION, MAX_VIDEO_TAGS
+from sitemapkit.core import (
+    MAX_IMAGES_PER_URL,
+    MAX_VIDEO_DESCRIPTION_LENGTH,
+    MAX_VIDEO_DURATION,
+    MAX_VIDEO_TAGS,
+    InvalidValueError,
+    LastMod,
+)
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import (
     FAST_URL,

@@ -21,8 +21,8 @@ the lane on and off.
 
 from __future__ import annotations
 
-from sitemapkit.core._limits import MAX_IMAGES_PER_URL
-from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane
+from sitemapkit.core import MAX_IMAGES_PER_URL
+from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc

@@ -8,7 +8,7 @@ from collections import Counter
 
 from lxml import etree
 
-from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
+from sitemapkit.core import Problem, escape_controls, escape_json_controls
 from sitemapkit.validate._result import ValidationReport
 
 __all__ = ["format_json", "format_junit", "format_text"]

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sitemapkit.core._problems import Problem, Severity
+from sitemapkit.core import Problem, Severity
 from sitemapkit.validate._columns import add_columns
 from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE, FileContext, Profile
 

@@ -8,9 +8,16 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable
 
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_SITEMAP_BYTES
-from sitemapkit.read import _lane as _fast
-from sitemapkit.read._sniff import DocumentKind, EncodingInfo, GzipDecoder, detect_encoding, is_gzip, sniff_kind
+from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_SITEMAP_BYTES
+from sitemapkit.read import (
+    DocumentKind,
+    EncodingInfo,
+    GzipDecoder,
+    detect_encoding,
+    is_gzip,
+    lane_enabled,
+    sniff_kind,
+)
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._context import FileContext
 from sitemapkit.validate._files import GZ_STEP as _GZ_STEP
@@ -33,7 +40,7 @@ _SNIFF_CAP = 16 << 20
 def _lane_factory() -> LaneFactory | None:
     """The fast lane the XML pass is given (a urlset's canonical blocks checked from the bytes), unless turned
     off (``sitemapkit.read._lane.ENABLED``, for the tests that compare both paths)."""
-    return ValidatorLane if _fast.ENABLED else None
+    return ValidatorLane if lane_enabled() else None
 
 
 class _Sink:

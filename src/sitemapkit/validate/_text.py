@@ -5,10 +5,8 @@ from __future__ import annotations
 import codecs
 import re
 
-from sitemapkit.core._limits import MAX_URLS_PER_SITEMAP
-from sitemapkit.core._problems import QUOTE_CHARS, Problem, ProblemCode, quote_value
-from sitemapkit.read._parser import Event, Located, SitemapParser
-from sitemapkit.read._text import MAX_LINE_CHARS
+from sitemapkit.core import MAX_URLS_PER_SITEMAP, QUOTE_CHARS, Problem, ProblemCode, quote_value
+from sitemapkit.read import MAX_LINE_CHARS, Event, Located, SitemapParser
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._context import FileContext
 

@@ -24,13 +24,13 @@ from typing import Any
 
 from lxml import etree
 
-from sitemapkit.core._limits import (
+from sitemapkit.core import (
     MAX_IMAGES_PER_URL,
     MAX_INDEX_ENTRIES,
     MAX_NEWS_PER_SITEMAP,
     MAX_URLS_PER_SITEMAP,
+    ProblemCode,
 )
-from sitemapkit.core._problems import ProblemCode
 from sitemapkit.read import ChildTrimmer, Dropped, child_name
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority

@@ -7,11 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from sitemapkit.core._errors import SitemapkitError
-from sitemapkit.core._problems import CODES, Problem
-from sitemapkit.core._urls import is_absolute_http_url
-from sitemapkit.fetch import AddressPolicy, Discovery, HttpClient, SitemapNode, Timeouts, WalkOptions
-from sitemapkit.fetch._discover import walk_site
+from sitemapkit.core import CODES, Problem, SitemapkitError, is_absolute_http_url
+from sitemapkit.fetch import AddressPolicy, Discovery, HttpClient, SitemapNode, Timeouts, WalkOptions, walk_site
 from sitemapkit.read import parse_bytes
 from sitemapkit.validate import validate_bytes
 

@@ -18,9 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemapkit.core._errors import ConfigurationError, SitemapkitError
-from sitemapkit.core._loops import run_isolated
-from sitemapkit.core._urls import is_absolute_http_url
+from sitemapkit.core import ConfigurationError, SitemapkitError, is_absolute_http_url, run_isolated
 from sitemapkit.crawl import (
     CRAWL_OPTION_SPECS,
     Crawler,
@@ -30,11 +28,11 @@ from sitemapkit.crawl import (
     OptionSpec,
     ReportSummary,
     StartUrlError,
+    check_start_url,
     crawl_options_from,
     crawl_site,
+    summarize,
 )
-from sitemapkit.crawl._crawler import check_start_url
-from sitemapkit.crawl._report import summarize
 from sitemapkit.web._store import CrawlRecord, HistoryStore
 
 __all__ = ["WEB_CRAWL_FIELDS", "CrawlManager", "JobError", "parse_crawl_request"]

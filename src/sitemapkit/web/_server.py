@@ -12,7 +12,7 @@ from types import FrameType
 
 import uvicorn
 
-from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core import ConfigurationError
 from sitemapkit.web._app import WebSettings, create_app
 from sitemapkit.web._guard import is_loopback
 from sitemapkit.web._jobs import CrawlManager

@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from sitemapkit.core._model import UrlEntry
-from sitemapkit.core._problems import Location, Problem, Severity, define_code
-from sitemapkit.core._urls import redact_credentials
+from sitemapkit.core import Location, Problem, Severity, UrlEntry, define_code, redact_credentials
 
 __all__ = ["SM601", "SM602", "SM603", "SM604", "SM605", "SM606", "SM607", "SM608", "HostCheck", "url_origin"]
 

@@ -26,11 +26,18 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 from urllib.parse import quote, urlsplit
 
-from sitemapkit.core._errors import InputError, InvalidValueError, LimitExceededError
-from sitemapkit.core._lastmod import LastMod
-from sitemapkit.core._limits import DEFAULT_MAX_DECOMPRESSED_BYTES
-from sitemapkit.core._model import UrlEntry
-from sitemapkit.core._problems import Location, Problem, Severity, define_code
+from sitemapkit.core import (
+    DEFAULT_MAX_DECOMPRESSED_BYTES,
+    InputError,
+    InvalidValueError,
+    LastMod,
+    LimitExceededError,
+    Location,
+    Problem,
+    Severity,
+    UrlEntry,
+    define_code,
+)
 from sitemapkit.write._lists import EntryRun, Reports, RunItem, read_runs, text_blocks
 
 __all__ = ["SM610", "SM611", "SM612", "EntryRun", "InputItem", "InputKind", "RunItem", "filter_runs", "filter_urls",

@@ -20,18 +20,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sitemapkit.core._errors import InputError, InvalidValueError
-from sitemapkit.core._lastmod import LastMod, lastmod_of_valid_form, parse_lastmod_lenient
-from sitemapkit.core._model import (
+from sitemapkit.core import (
     Changefreq,
+    InputError,
+    InvalidValueError,
+    LastMod,
+    Problem,
     SitemapRef,
     UrlEntry,
     canonical_loc_entry,
     canonical_url_entry,
     entry_from_dict,
     is_canonical_loc,
+    lastmod_of_valid_form,
+    parse_lastmod_lenient,
 )
-from sitemapkit.core._problems import Problem
 
 __all__ = ["FAST", "RUN_SIZE", "EntryRun", "Reports", "RunItem", "read_runs", "text_blocks"]
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitemapkit.core._model import UrlEntry
-from sitemapkit.core._urls import has_credentials
+from sitemapkit.core import UrlEntry, has_credentials
 from sitemapkit.write._render import Warnings
 from sitemapkit.write._rolling import Done, Format, Roller, RollSettings, StreamRoller, XmlRoller, refuse_credentials
 

@@ -25,10 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sitemapkit.core._errors import PublishError
-from sitemapkit.core._lastmod import LastMod
-from sitemapkit.core._limits import MAX_INDEX_ENTRIES
-from sitemapkit.core._model import SitemapRef
+from sitemapkit.core import MAX_INDEX_ENTRIES, LastMod, PublishError, SitemapRef
 from sitemapkit.write._rolling import Done, Out, Roller, utc_now_text
 from sitemapkit.write._writers import HtmlWriter, IndexWriter
 

@@ -21,16 +21,21 @@ import enum
 import re
 from decimal import Decimal
 
-from sitemapkit.core._errors import InvalidEntryError
-from sitemapkit.core._extensions import Image, News, Video
-from sitemapkit.core._lastmod import LastMod
-from sitemapkit.core._limits import (
+from sitemapkit.core import (
     MAX_IMAGES_PER_URL,
     MAX_VIDEO_DESCRIPTION_LENGTH,
     MAX_VIDEO_TAGS,
+    Changefreq,
+    Image,
+    InvalidEntryError,
+    LastMod,
+    Location,
+    News,
+    Problem,
+    Severity,
+    UrlEntry,
+    Video,
 )
-from sitemapkit.core._model import Changefreq, UrlEntry
-from sitemapkit.core._problems import Location, Problem, Severity
 from sitemapkit.write._codes import SM601, SM602, SM603, SM604, SM605
 
 __all__ = [

@@ -18,9 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO, Literal, NoReturn
 
-from sitemapkit.core._errors import InvalidEntryError
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._urls import has_credentials, redact_credentials
+from sitemapkit.core import InvalidEntryError, SitemapRef, UrlEntry, has_credentials, redact_credentials
 from sitemapkit.write._codes import SM607
 from sitemapkit.write._render import UrlRenderer, Warnings
 from sitemapkit.write._writers import URLSET_FOOTER, HtmlWriter, TextWriter, html_closing_size, urlset_header

@@ -31,11 +31,19 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from sitemapkit.core._errors import ConfigurationError, InvalidValueError, PublishError
-from sitemapkit.core._limits import MAX_NEWS_PER_SITEMAP, MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
-from sitemapkit.core._model import UrlEntry
-from sitemapkit.core._problems import Problem
-from sitemapkit.core._urls import has_credentials, is_absolute_http_url, url_argument_problem
+from sitemapkit.core import (
+    MAX_NEWS_PER_SITEMAP,
+    MAX_SITEMAP_BYTES,
+    MAX_URLS_PER_SITEMAP,
+    ConfigurationError,
+    InvalidValueError,
+    Problem,
+    PublishError,
+    UrlEntry,
+    has_credentials,
+    is_absolute_http_url,
+    url_argument_problem,
+)
 from sitemapkit.write._codes import SM606, SM607
 from sitemapkit.write._partition import PartitionFiles, PartitionSpec
 from sitemapkit.write._publish import XSL_NAME, Publisher, SitemapFile

@@ -16,9 +16,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
 
-from sitemapkit.core import page_environment
-from sitemapkit.core._model import SitemapRef, UrlEntry
-from sitemapkit.core._problems import Problem
+from sitemapkit.core import Problem, SitemapRef, UrlEntry, page_environment
 from sitemapkit.write._render import (
     NOT_XML,
     SITEMAP_NS,
