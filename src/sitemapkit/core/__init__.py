@@ -36,13 +36,20 @@ from sitemapkit.core._extensions import (
     VideoRestriction,
     VideoTvShow,
     VideoUploader,
+    canonical_alternate,
+    canonical_image,
+    make_alternate,
+    plain_image,
 )
-from sitemapkit.core._lastmod import LastMod, Precision, parse_lastmod_lenient
+from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, lastmod_of_valid_form, parse_lastmod_lenient
 from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
+    INDEXNOW_ENDPOINT,
+    INDEXNOW_MAX_BATCH,
     MAX_ALTERNATES_PER_URL,
     MAX_CHILDREN_PER_KIND,
+    MAX_CONCURRENCY,
     MAX_IMAGES_PER_URL,
     MAX_INDEX_ENTRIES,
     MAX_LOC_LENGTH,
@@ -53,10 +60,21 @@ from sitemapkit.core._limits import (
     MAX_VIDEO_DURATION,
     MAX_VIDEO_TAGS,
     MAX_VIDEOS_PER_URL,
+    MAX_WORKERS,
 )
-from sitemapkit.core._model import Changefreq, SitemapRef, UrlEntry, entry_from_dict, entry_to_dict
+from sitemapkit.core._model import (
+    Changefreq,
+    SitemapRef,
+    UrlEntry,
+    canonical_loc_entry,
+    canonical_url_entry,
+    entry_from_dict,
+    entry_to_dict,
+    is_canonical_loc,
+)
 from sitemapkit.core._problems import (
     CODES,
+    QUOTE_CHARS,
     Location,
     Problem,
     ProblemCode,
@@ -65,37 +83,33 @@ from sitemapkit.core._problems import (
     escape_controls,
     escape_json_controls,
     quote_value,
+    shorten,
 )
 from sitemapkit.core._scratch import ScratchDir
-from sitemapkit.core._seen import SeenSet
-from sitemapkit.core._urls import iri_to_uri, normalize_loc
+from sitemapkit.core._seen import SEEN, SEEN_EXACT, SeenSet
+from sitemapkit.core._spill import SpillList
+from sitemapkit.core._urls import (
+    SIMPLE_URI,
+    has_credentials,
+    iri_to_uri,
+    is_absolute_http_url,
+    is_url_source,
+    normalize_loc,
+    redact_credentials,
+    simple_iri_to_uri,
+    url_argument_problem,
+)
+from sitemapkit.core._version import VERSION
 
 if TYPE_CHECKING:
-    from sitemapkit.core._extensions import canonical_alternate, canonical_image, make_alternate, plain_image
-    from sitemapkit.core._lastmod import format_datetime, lastmod_of_valid_form
-    from sitemapkit.core._lazy import lazy_names
-    from sitemapkit.core._limits import INDEXNOW_ENDPOINT, INDEXNOW_MAX_BATCH, MAX_CONCURRENCY, MAX_WORKERS
     from sitemapkit.core._loops import run_isolated
-    from sitemapkit.core._model import canonical_loc_entry, canonical_url_entry, is_canonical_loc
     from sitemapkit.core._pages import page_environment
-    from sitemapkit.core._problems import QUOTE_CHARS, shorten
-    from sitemapkit.core._seen import SEEN, SEEN_EXACT
-    from sitemapkit.core._spill import SpillList
     from sitemapkit.core._store import StoreConnection, StoreSpec, open_store, sql_statements
-    from sitemapkit.core._urls import (
-        SIMPLE_URI,
-        has_credentials,
-        is_absolute_http_url,
-        is_url_source,
-        redact_credentials,
-        simple_iri_to_uri,
-        url_argument_problem,
-    )
-    from sitemapkit.core._version import VERSION
 
-# The SQLite helper loads sqlite3 and the page templates' module jinja2: imported on first use, so reading and
-# writing sitemaps (and `import sitemapkit`) pay for neither.
+# The SQLite helper loads sqlite3, the page templates' module jinja2, and the loop runner asyncio: imported on first
+# use, so reading and writing sitemaps (and `import sitemapkit`) pay for none of them.
 _LAZY = {
+    "run_isolated": "sitemapkit.core._loops",
     **dict.fromkeys(("StoreConnection", "StoreSpec", "open_store", "sql_statements"), "sitemapkit.core._store"),
     "page_environment": "sitemapkit.core._pages",
 }
