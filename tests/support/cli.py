@@ -86,4 +86,4 @@ def run_cli(
 
 def _text(data: bytes) -> str:
     # What subprocess.run(text=True) gives: the locale's encoding (UTF-8 here), universal newlines.
-    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
