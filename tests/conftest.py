@@ -61,6 +61,20 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     assert not changed, f"the tests wrote into the real user directories: {changed[:10]}"
 
 
+#: Test files whose tests share an expensive session or module fixture (the million-row table and its uvicorn
+#: process, one reference crawl, one audit): with ``--dist loadgroup`` (scripts/test) each file runs in one test
+#: process, so the fixture is built once, not once per process.
+SHARED_FIXTURE_FILES = ("serve/test_frameworks.py", "crawl/test_crawl_e2e.py", "audit/test_audit_e2e.py",
+                        "serve/test_cli_serve.py", "cli/test_urls_output.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        rel = item.path.relative_to(ROOT / "tests").as_posix()
+        if rel in SHARED_FIXTURE_FILES:
+            item.add_marker(pytest.mark.xdist_group(rel))
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """../shared next to the checkout (spec, corpus). Tests that need it skip without it (one reason for all)."""
