@@ -1,12 +1,10 @@
-"""`sitemapkit audit` end to end: the real CLI in a subprocess against a site on 127.0.0.1 that holds one URL of
+"""`sitemapkit audit` end to end: the real CLI (in process) against a site on 127.0.0.1 that holds one URL of
 every finding category (tests/audit/site.py has the known answer, written from the site, not from the audit)."""
 
 from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.audit.site import EXPECTED, AuditSite, build
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.e2e
@@ -21,9 +20,8 @@ pytestmark = pytest.mark.e2e
 FAST = ["--retries", "0", "--stall-timeout", "5"]
 
 
-def run_audit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "audit", *args, *FAST], capture_output=True,
-                          text=True, timeout=120)
+def run_audit(*args: str) -> CliResult:
+    return run_cli(["audit", *args, *FAST])
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +31,8 @@ def site() -> Iterator[AuditSite]:
 
 
 @pytest.fixture(scope="module")
-def audited(site: AuditSite, tmp_path_factory: pytest.TempPathFactory) -> tuple[AuditSite, Path, dict[str, Any],
-                                                                               subprocess.CompletedProcess[str]]:
+def audited(site: AuditSite, tmp_path_factory: pytest.TempPathFactory
+            ) -> tuple[AuditSite, Path, dict[str, Any], CliResult]:
     out = tmp_path_factory.mktemp("audit")
     done = run_audit(site.base + "/", "--out", str(out), "--format", "json")
     assert done.returncode == 0, done.stderr

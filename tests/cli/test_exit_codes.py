@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from sitemapkit.cli import main
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer, Response
 
 BASE = "https://example.com/"
 INTERVAL_ENV = {"SITEMAPKIT_PROGRESS_INTERVAL": "0.1"}
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, timeout=120,
-                          check=False, stdin=subprocess.DEVNULL)
+def run(*args: str) -> CliResult:
+    return run_cli(args)
 
 
 def _usage_cases(tmp: Path) -> Iterator[tuple[str, list[str]]]:

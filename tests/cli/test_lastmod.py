@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from sitemapkit import LastMod
+from tests.support.cli import CliResult, run_cli
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, timeout=120,
-                          check=False, stdin=subprocess.DEVNULL)
+def run(*args: str) -> CliResult:
+    return run_cli([*args])
 
 
 def test_lastmod_of_a_utc_datetime_is_spelled_z() -> None:

@@ -11,18 +11,18 @@ import sys
 import time
 from pathlib import Path
 
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer, Response
 
-ENV = {**os.environ, "SITEMAPKIT_PROGRESS_INTERVAL": "0.05"}
+INTERVAL = {"SITEMAPKIT_PROGRESS_INTERVAL": "0.05"}
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 URLSET = (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
           "<url><loc>https://example.com/a</loc></url>\n<url><loc>https://example.com/b</loc></url>\n"
           "</urlset>\n").encode()
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, timeout=120,
-                          check=False, env=ENV, stdin=subprocess.DEVNULL)
+def run(*args: str) -> CliResult:
+    return run_cli(args, env=INTERVAL)
 
 
 def _progress_lines(stderr: str, prefix: str) -> list[str]:
@@ -108,7 +108,7 @@ def test_generate_prints_progress_while_reading_standard_input(tmp_path: Path) -
         args = [sys.executable, "-m", "sitemapkit", "generate", "-", "--out", str(out),
                 "--base-url", "https://example.com/", *(["--quiet"] if quiet else [])]
         proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=ENV)
+                                env={**os.environ, **INTERVAL})
         assert proc.stdin is not None
         assert proc.stderr is not None
         proc.stdin.write(b"https://example.com/a\n")

@@ -6,6 +6,7 @@ The expected sitemap, broken links and alternates come from the site generator's
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -15,11 +16,15 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
+import sitemapkit.cli._crawl as cli_crawl
+from sitemapkit.crawl import crawl_site
+from tests.support.cli import run_cli
 from tests.support.server import LocalServer, Response
 from tests.support.testsite import LAST_MODIFIED_W3C, GeneratedSite
 
@@ -243,18 +248,23 @@ def test_interrupted_crawl_resumes_to_the_same_result(site: tuple[LocalServer, G
     assert resumed.stable_excluded == reference.stable_excluded
 
 
-def test_unchanged_pages_keep_their_lastmod_across_crawls(tmp_path: Path) -> None:
+def test_unchanged_pages_keep_their_lastmod_across_crawls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CLI in process on a clock ten seconds back for the first crawl: crawl times have one-second precision,
+    # and the second crawl is later without sleeping.
+    shift = [timedelta(seconds=-10)]
+    monkeypatch.setattr(cli_crawl, "crawl_site",
+                        functools.partial(crawl_site, now=lambda: datetime.now(UTC) + shift[0]))
     with LocalServer() as srv:
         gen = GeneratedSite(sections=2, pages=20)
         gen.install(srv)
         out = tmp_path / "out"
-        assert run_crawl(srv.url("/"), out).returncode == 0
+        assert run_cli(["crawl", srv.url("/"), "--out", str(out), *FAST]).returncode == 0
         first = read_result(out)
-        time.sleep(1.1)  # crawl times have one-second precision
+        shift[0] = timedelta(0)
         changed = gen.page_path(1, 3)
         srv.route(changed, "<html><body><p>New text</p><a href='page-4.html'>n</a></body></html>",
                   content_type="text/html")
-        second_proc = run_crawl(srv.url("/"), out)
+        second_proc = run_cli(["crawl", srv.url("/"), "--out", str(out), *FAST])
         assert second_proc.returncode == 0, second_proc.stderr
         second = read_result(out)
     t1, t2 = first.report["crawl_time"], second.report["crawl_time"]

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -17,6 +15,7 @@ from lxml import etree
 
 import sitemapkit
 from sitemapkit.crawl import CrawlOptions, StartUrlError, UrlMapping
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.e2e
@@ -26,9 +25,8 @@ NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.
 FAST = ["--retries", "0", "--stall-timeout", "5", "--concurrency", "4"]
 
 
-def run_crawl(url: str, out: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), *FAST, *args],
-                          capture_output=True, text=True, timeout=120, env=env)
+def run_crawl(url: str, out: Path, *args: str, env: dict[str, str] | None = None) -> CliResult:
+    return run_cli(["crawl", url, "--out", str(out), *FAST, *args], env=env)
 
 
 def urls(out: Path) -> list[etree._Element]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from lxml import etree
+
+from tests.support.ports import read_port
 
 pytestmark = pytest.mark.e2e
 
@@ -18,27 +18,14 @@ SITE = Path(__file__).resolve().parents[2] / "examples" / "site"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "image": "http://www.google.com/schemas/sitemap-image/1.1"}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_example_site_crawl(tmp_path: Path) -> None:
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-                               "--directory", str(SITE)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Port 0: http.server binds a free port and says which ("Serving HTTP on 127.0.0.1 port N ...") once it listens.
+    server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                               "--directory", str(SITE)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True)
     try:
+        port, _ = read_port(server.stdout, r"Serving HTTP on \S+ port (\d+)", timeout=20)  # type: ignore[arg-type]
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
         out = tmp_path / "site-sitemaps"
         proc = subprocess.run([sys.executable, "-m", "sitemapkit", "crawl", base + "/", "--out", str(out),
                                "--images"],
@@ -46,6 +33,7 @@ def test_example_site_crawl(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+        server.stdout.close()  # type: ignore[union-attr]
     assert proc.returncode == 0, proc.stderr
     root = etree.parse(str(out / "sitemap.xml")).getroot()
     locs = {u.findtext("sm:loc", namespaces=NS) for u in root.findall("sm:url", NS)}

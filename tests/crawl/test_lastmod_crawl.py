@@ -1,29 +1,49 @@
 """Honest lastmod across crawls (issue 14): a page rendering the time, a visit counter and a fresh token on every
 request keeps its lastmod; only the page whose main text changed gets a new one. Real server on 127.0.0.1, real
-CLI, the default (per-site, user cache) crawl state carried from one fresh crawl to the next."""
+CLI (in process, its clock set back for the first crawl instead of sleeping), the default (per-site, user cache)
+crawl state carried from one fresh crawl to the next."""
 
 from __future__ import annotations
 
 import email.utils
+import functools
 import itertools
-import os
-import subprocess
-import sys
-import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from lxml import etree
 
+import sitemapkit.cli._crawl as cli_crawl
+from sitemapkit.crawl import crawl_site
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer, Response
 
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 _counter = itertools.count(1)
 
 
-def crawl(url: str, out: Path, cache: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), "--retries", "0"],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+class Clock:
+    """The time the site renders and the crawl reads (lastmods have one-second precision): set back for the
+    first crawl, so the second one is later without sleeping."""
+
+    def __init__(self) -> None:
+        self.shift = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return datetime.now(UTC) + self.shift
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The CLI's crawl runs on this clock (crawl_site's ``now``)."""
+    c = Clock()
+    monkeypatch.setattr(cli_crawl, "crawl_site", functools.partial(crawl_site, now=c))
+    return c
+
+
+def crawl(url: str, out: Path, cache: Path) -> CliResult:
+    return run_cli(["crawl", url, "--out", str(out), "--retries", "0"], env={"XDG_CACHE_HOME": str(cache)})
 
 
 def lastmods(out: Path) -> dict[str, str | None]:
@@ -32,10 +52,10 @@ def lastmods(out: Path) -> dict[str, str | None]:
             for u in root.findall("sm:url", NS)}
 
 
-def rendered(texts: dict[str, str], path: str, last_modified_now: bool) -> Response:
+def rendered(texts: dict[str, str], path: str, last_modified_now: bool, clock: Clock) -> Response:
     """A dynamic page: current time, a visit counter and a fresh CSRF token rendered into every response."""
     n = next(_counter)
-    now = datetime.now(UTC)
+    now = clock()
     links = "".join(f"<a href='{p}'>{p}</a>" for p in texts)
     body = (f"<html><head><script>var nonce='n{n:08d}x{n * 7919:012d}'</script></head><body>"
             f"<nav>{links}</nav><main><h1>{path}</h1><p>{texts[path]}</p>"
@@ -47,17 +67,18 @@ def rendered(texts: dict[str, str], path: str, last_modified_now: bool) -> Respo
     return Response(200, body.encode(), headers)
 
 
-def test_only_the_page_whose_content_changed_gets_a_new_lastmod(tmp_path: Path) -> None:
+def test_only_the_page_whose_content_changed_gets_a_new_lastmod(tmp_path: Path, clock: Clock) -> None:
     texts = {"/": "Home", "/a": "Alpha", "/b": "Beta", "/c": "Gamma", "/d": "Delta"}
     stamped = {"/", "/a", "/b"}  # these send Last-Modified: now; /c and /d send none
     with LocalServer() as srv:
         for path in texts:
-            srv.route(path, handler=lambda _r, p=path: rendered(texts, p, p in stamped))  # type: ignore[misc]
+            srv.route(path, handler=lambda _r, p=path: rendered(texts, p, p in stamped, clock))  # type: ignore[misc]
         out, cache = tmp_path / "out", tmp_path / "cache"
+        clock.shift = timedelta(seconds=-10)  # the first crawl (and what the site renders) ten seconds ago
         first = crawl(srv.url("/"), out, cache)
         assert first.returncode == 0, first.stderr
         one = lastmods(out)
-        time.sleep(1.1)  # lastmods have one-second precision
+        clock.shift = timedelta(0)
         texts["/b"] = "Beta, rewritten"
         texts["/d"] = "Delta, rewritten"
         second = crawl(srv.url("/"), out, cache)
@@ -83,15 +104,16 @@ def test_only_the_page_whose_content_changed_gets_a_new_lastmod(tmp_path: Path) 
     assert list(cache.rglob("state.sqlite"))
 
 
-def test_rendering_without_change_never_moves_lastmod(tmp_path: Path) -> None:
+def test_rendering_without_change_never_moves_lastmod(tmp_path: Path, clock: Clock) -> None:
     texts = {"/": "Home", "/x": "Text"}
     with LocalServer() as srv:
         for path in texts:
-            srv.route(path, handler=lambda _r, p=path: rendered(texts, p, True))  # type: ignore[misc]
+            srv.route(path, handler=lambda _r, p=path: rendered(texts, p, True, clock))  # type: ignore[misc]
         out, cache = tmp_path / "out", tmp_path / "cache"
+        clock.shift = timedelta(seconds=-10)
         assert crawl(srv.url("/"), out, cache).returncode == 0
         one = lastmods(out)
-        time.sleep(1.1)
+        clock.shift = timedelta(0)
         assert crawl(srv.url("/"), out, cache).returncode == 0
         assert lastmods(out) == one
 

@@ -1,6 +1,7 @@
 """Hostile sites and inputs against the fetching commands (issue 10, items 4, 7, 12 and part of 15).
 
-End-to-end tests run the real CLI in a subprocess against real servers on 127.0.0.1; nothing leaves the machine.
+End-to-end tests run the real CLI (in process; a real process for stdin) against real servers on 127.0.0.1;
+nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -38,15 +39,17 @@ from sitemapkit.fetch import (
 from sitemapkit.fetch._addresses import AddressPolicy, address_class, host_address
 from sitemapkit.fetch._sources import FetchSettings, open_sources
 from sitemapkit.fetch._walk import SitemapNode, WalkOptions, walk
+from tests.support.cli import CliResult
+from tests.support.cli import run_cli as _cli
 from tests.support.server import LocalServer, Response
 from tests.support.sites import Site, index_xml, urlset_xml
 
 FAST = ["--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
 
 
-def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True,
-                          timeout=timeout, check=False)
+def run_cli(*args: str, timeout: float = 60) -> CliResult:
+    """The CLI in process; ``timeout`` is left to pytest-timeout (the tests that time the command still do)."""
+    return _cli(args)
 
 
 # --- item 4: the same document gives the same problems from disk and over HTTP --------------------------------

@@ -1,13 +1,12 @@
-"""`sitemapkit urls` given URLs, end to end: a subprocess against a real local server."""
+"""`sitemapkit urls` given URLs, end to end: the CLI in process against a real local server."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer
 from tests.support.sites import Site, index_xml, urlset_xml
 
@@ -16,9 +15,8 @@ pytestmark = pytest.mark.e2e
 FAST = ["--deadline", "2", "--retries", "1", "--retry-backoff", "0.01", "--max-retry-wait", "0.05"]
 
 
-def run_urls(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "urls", *args, *FAST], capture_output=True,
-                          text=True, timeout=60, check=False)
+def run_urls(*args: str) -> CliResult:
+    return run_cli(["urls", *args, *FAST])
 
 
 def build(server: LocalServer) -> Site:

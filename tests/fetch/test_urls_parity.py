@@ -1,5 +1,5 @@
 """`sitemapkit urls` gives the same answer from a URL as from a file, in document order, and says one clear line
-about inputs it cannot read (binary data, a document over --max-bytes). End to end: the CLI in a subprocess
+about inputs it cannot read (binary data, a document over --max-bytes). End to end: the CLI in process
 against a real server on 127.0.0.1 (and the same bytes on disk)."""
 
 from __future__ import annotations
@@ -8,14 +8,13 @@ import gzip
 import json
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from sitemapkit.fetch._binary import looks_binary
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer, Request, Response
 from tests.support.sites import NS, Site, index_xml, urlset_xml
 
@@ -27,12 +26,10 @@ FAST = ["--deadline", "10", "--retries", "0"]
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd]")
 
 
-def run_urls(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    r = subprocess.run([sys.executable, "-m", "sitemapkit", "urls", *args], capture_output=True, timeout=60,
-                       check=False, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
+def run_urls(*args: str, stdin: bytes | None = None) -> CliResult:
+    r = run_cli(["urls", *args], input=stdin, text=False)
     # Raw bytes that are not UTF-8 show up as U+FFFD (see RAW)
-    return subprocess.CompletedProcess(r.args, r.returncode, r.stdout.decode("utf-8", "replace"),
-                                       r.stderr.decode("utf-8", "replace"))
+    return CliResult(r.args, r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace"))
 
 
 def index_with_lastmods(children: list[tuple[str, str]]) -> bytes:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -12,22 +12,28 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ports import wait_listening
 from tests.support.server import LocalServer
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _dashboard_status(port: int, seen: dict[str, int], body: list[str]) -> bool:
+    """True if the dashboard answers on ``port`` (the harvest also listens for its Dask scheduler)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=15) as resp:
+            seen["status"] = resp.status
+            body.append(resp.read().decode("utf-8", "replace"))
+            return True
+    except (OSError, http.client.HTTPException):  # not listening yet, or the scheduler's own protocol
+        return False
 
 
 @pytest.mark.slow
 def test_dashboard_is_served_while_harvesting(tmp_path: Path) -> None:
     pytest.importorskip("bokeh")
-    port = _free_port()
     seen: dict[str, int] = {}
+    port = 0
     release = threading.Event()
     with LocalServer() as srv:
         def slow_sitemap(_req: object) -> object:
@@ -43,18 +49,13 @@ def test_dashboard_is_served_while_harvesting(tmp_path: Path) -> None:
         hosts.write_text(srv.url("/sitemap.xml") + "\n", encoding="utf-8")
         proc = subprocess.Popen(
             [sys.executable, "-m", "sitemapkit", "harvest", str(hosts), "--out", str(tmp_path / "out"),
-             "--workers", "1", "--dashboard", f"127.0.0.1:{port}"],
+             "--workers", "1", "--dashboard", "127.0.0.1:0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            body = ""
-            for _ in range(100):
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=2) as resp:
-                        seen["status"] = resp.status
-                        body = resp.read().decode("utf-8", "replace")
-                        break
-                except OSError:
-                    threading.Event().wait(0.2)
+            # Port 0: Dask binds a free port; the test finds it among the ports the process listens on.
+            bodies: list[str] = []
+            port = wait_listening(proc, lambda p: _dashboard_status(p, seen, bodies), timeout=60)
+            body = bodies[-1]
             release.set()
             out, err = proc.communicate(timeout=120)
         finally:

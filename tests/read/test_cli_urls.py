@@ -1,4 +1,4 @@
-"""`sitemapkit urls` end to end: the real CLI in a subprocess on real files."""
+"""`sitemapkit urls` end to end: the real CLI (in process, tests/support/cli.py) on real files."""
 
 from __future__ import annotations
 
@@ -6,19 +6,17 @@ import csv
 import gzip
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.cli import CliResult, run_cli
 from tests.support.corpus import CORPUS, needs_corpus
 
 EDGE = CORPUS / "edge-cases"
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def run(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "urls", *args], input=stdin.decode() if stdin else None,
-                          capture_output=True, text=True, timeout=120, cwd=cwd, check=False)
+def run(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> CliResult:
+    return run_cli(["urls", *args], input=stdin.decode() if stdin else None, cwd=cwd)
 
 
 def _write(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -140,9 +138,8 @@ def test_jsonl_round_trips_through_generate(tmp_path: Path) -> None:
     a = _write(tmp_path, "a.xml", URLSET)
     listed = run("--format", "jsonl", "--unique", str(a))
     assert listed.returncode == 0
-    gen = subprocess.run([sys.executable, "-m", "sitemapkit", "generate", "-", "--out", str(tmp_path / "out"),
-                          "--base-url", "https://example.com/"], input=listed.stdout, capture_output=True,
-                         text=True, timeout=120, check=False)
+    gen = run_cli(["generate", "-", "--out", str(tmp_path / "out"), "--base-url", "https://example.com/"],
+                  input=listed.stdout)
     assert gen.returncode == 0, gen.stderr
     again = run("--format", "jsonl", str(tmp_path / "out" / "sitemap.xml"))
     strip = [{k: v for k, v in json.loads(line).items() if k != "source"} for line in listed.stdout.splitlines()]

@@ -22,6 +22,7 @@ import pytest
 from sitemapkit import SitemapParser, UrlEntry, parse_bytes
 from sitemapkit.read import DocumentKind, GzipDecoder, sniff
 from sitemapkit.read._sniff import GzipNestingError
+from tests.support.cli import run_cli
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 HEAD = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'.encode()
@@ -201,15 +202,13 @@ def test_cli_on_a_fourth_gzip_layer(tmp_path: Path) -> None:
     path = tmp_path / "four.xml.gz"
     path.write_bytes(_layers(DOC, 4))
     for command in ("urls", "validate"):
-        r = subprocess.run([sys.executable, "-m", "sitemapkit", command, str(path)], capture_output=True, text=True,
-                           timeout=60, check=False)
+        r = run_cli([command, str(path)])
         out = r.stdout + r.stderr
         assert r.returncode == 1, out
         assert "Traceback" not in out
         assert "gzip nested more than 3 layers deep" in out
         assert "example.com/a" not in r.stdout
-    r = subprocess.run([sys.executable, "-m", "sitemapkit", "urls", str(path)], capture_output=True, text=True,
-                       timeout=60, check=False)
+    r = run_cli(["urls", str(path)])
     assert f"{path}: error SM128: " in r.stderr
 
 

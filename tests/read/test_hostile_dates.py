@@ -3,8 +3,6 @@ reading goes on, in the library and through the real CLI (`urls`, `validate`, `g
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from sitemapkit.core import parse_lastmod_lenient
 from sitemapkit.core._errors import InvalidValueError
 from sitemapkit.crawl._crawler import _parse_http_date
 from sitemapkit.fetch._retry import parse_retry_after
+from tests.support.cli import CliResult, run_cli
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 HUGE_OFFSET = "Mon, 01 Jan 2024 00:00:00 +99999999999999999999"
@@ -107,9 +106,8 @@ def test_reader_reports_unreadable_feed_dates(doc: bytes, field: str) -> None:
     assert all(field in (p.message or "") for p in bad)
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *args], capture_output=True, text=True, timeout=120,
-                          check=False)
+def _cli(*args: str) -> CliResult:
+    return run_cli(args)
 
 
 def test_cli_urls_and_validate_report_lines_not_tracebacks(tmp_path: Path) -> None:

@@ -3,14 +3,13 @@ limit, with its line; every entry is still read."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sitemapkit import SitemapParser, SitemapRef, parse_bytes
 from sitemapkit.core import MAX_INDEX_ENTRIES
+from tests.support.cli import run_cli
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -54,8 +53,7 @@ def test_a_urlset_of_many_urls_is_not_an_index_warning() -> None:
 def test_cli_urls_prints_the_warning(tmp_path: Path) -> None:
     path = tmp_path / "index.xml"
     path.write_bytes(_index(MAX_INDEX_ENTRIES + 1))
-    r = subprocess.run([sys.executable, "-m", "sitemapkit", "urls", str(path)], capture_output=True, text=True,
-                       timeout=120, check=False)
+    r = run_cli(["urls", str(path)])
     assert r.returncode == 0, r.stderr  # a warning
     assert f"{path}:{MAX_INDEX_ENTRIES + 3}: warning SM130: " in r.stderr
     assert len(r.stdout.splitlines()) == MAX_INDEX_ENTRIES + 1

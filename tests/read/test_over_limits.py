@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sitemapkit import SitemapParser, UrlEntry, parse_bytes
 from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP, Problem
+from tests.support.cli import run_cli
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -74,8 +73,7 @@ def test_an_index_is_not_a_urlset() -> None:
 def test_urls_cli_says_so_and_lists_every_url(tmp_path: Path) -> None:
     path = tmp_path / "big.xml"
     path.write_bytes(_urlset(MAX_URLS_PER_SITEMAP + 3))
-    proc = subprocess.run([sys.executable, "-m", "sitemapkit", "urls", str(path)], capture_output=True, text=True,
-                          timeout=300, check=False)
+    proc = run_cli(["urls", str(path)])
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert len(proc.stdout.splitlines()) == MAX_URLS_PER_SITEMAP + 3
     assert "warning SM131" in proc.stderr

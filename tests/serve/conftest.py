@@ -17,6 +17,7 @@ import pytest
 
 from sitemapkit.serve import KeysetSource, SitemapService
 from tests.serve.db import BASE, ProductFetch, build_products
+from tests.support.ports import bound_socket, port_of
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG_ROWS = 1_000_000
@@ -31,13 +32,6 @@ def big_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_products(tmp_path_factory.mktemp("serve-db") / "small.db", SMALL_ROWS)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes] | None, timeout: float) -> None:
@@ -58,7 +52,10 @@ def uvicorn_process(big_db: Path, tmp_path_factory: pytest.TempPathFactory
                     ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """A uvicorn process serving ``service.asgi()`` over the big table, started without waiting: the service
     plans before uvicorn binds, so the port opening means the plan is ready (it plans while other tests run)."""
-    port = free_port()
+    # The test binds port 0 and hands the socket to uvicorn (--fd): the port is known before the app is written,
+    # and nothing else can take it; connections are refused until uvicorn listens, once the service has planned.
+    sock = bound_socket()
+    port = port_of(sock)
     base = f"http://127.0.0.1:{port}/"
     app_dir = tmp_path_factory.mktemp("asgi-app")
     (app_dir / "serve_app.py").write_text(textwrap.dedent(f"""
@@ -77,9 +74,10 @@ def uvicorn_process(big_db: Path, tmp_path_factory: pytest.TempPathFactory
         service.refresh()
         app = service.asgi()
     """))
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "serve_app:app", "--app-dir", str(app_dir),
-                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-                            cwd=app_dir)
+    with sock:
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "serve_app:app", "--app-dir", str(app_dir),
+                                 "--fd", str(sock.fileno()), "--log-level", "warning"],
+                                cwd=app_dir, pass_fds=(sock.fileno(),))
     try:
         yield proc, port
     finally:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import gzip
 import http.client
 import re
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import pytest
 from sitemapkit.serve import SitemapService
 from tests.serve.conftest import BIG_ROWS, SMALL_ROWS, ThreadServer
 from tests.serve.db import BASE
+from tests.support.cli import CliResult, run_cli
 
 PAGES = BIG_ROWS // 50_000
 
@@ -42,9 +41,8 @@ def locs(body: bytes) -> list[str]:
     return re.findall(r"<loc>([^<]+)</loc>", body.decode())
 
 
-def validate(*files: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "validate", "--profile", "sitemaps", "--quiet",
-                           *map(str, files)], capture_output=True, text=True, timeout=300)
+def validate(*files: Path) -> CliResult:
+    return run_cli(["validate", "--profile", "sitemaps", "--quiet", *map(str, files)])
 
 
 def check_conditional(fetch: Any, name: str) -> None:

@@ -4,8 +4,6 @@ format, exit status as diff(1), folders, local indexes and URLs on a 127.0.0.1 s
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from click.testing import CliRunner
 from sitemapkit.cli import cli
 from sitemapkit.read import DocumentKind, read_file
 from sitemapkit.submit._diff import Change, diff_sources
+from tests.support.cli import run_cli
 from tests.support.server import LocalServer
 from tests.support.sites import Site, index_xml
 
@@ -208,8 +207,7 @@ def test_urls_on_a_local_server_end_to_end(server: LocalServer, tmp_path: Path) 
     old = tmp_path / "old.xml"
     old.write_text(urlset(url(server.url("/p2")), url(server.url("/p0"))), "utf-8")
     for new in (server.url("/index.xml"), server.url("/")):
-        proc = subprocess.run([sys.executable, "-m", "sitemapkit", "diff", str(old), new, "--format", "json", "-q"],
-                              capture_output=True, text=True, timeout=60)
+        proc = run_cli(["diff", str(old), new, "--format", "json", "-q"])
         assert proc.returncode == 1, proc.stderr
         data = json.loads(proc.stdout)
         assert data["changes"] == [
@@ -220,8 +218,7 @@ def test_urls_on_a_local_server_end_to_end(server: LocalServer, tmp_path: Path) 
 
 
 def test_an_unreachable_url_is_trouble(server: LocalServer, pair: tuple[str, str]) -> None:
-    proc = subprocess.run([sys.executable, "-m", "sitemapkit", "diff", pair[0], server.url("/missing.xml"),
-                           "-q", "--retries", "0"], capture_output=True, text=True, timeout=60)
+    proc = run_cli(["diff", pair[0], server.url("/missing.xml"), "-q", "--retries", "0"])
     assert proc.returncode == 2
     assert "SM502" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from sitemapkit.cli import cli
 from sitemapkit.fetch import FetchSettings, RobotsTxt
 from sitemapkit.submit._robotscheck import check_site
 from sitemapkit.submit._robotsfile import add_sitemaps, add_sitemaps_to_text, same_url_key
+from tests.support.cli import run_cli
 from tests.support.server import LocalServer
 from tests.support.sites import HTML_ERROR, Site, urlset_xml
 
@@ -83,9 +82,7 @@ def test_add_creates_a_missing_file_and_does_not_rewrite_when_nothing_changes(tm
 def test_cli_add_end_to_end(tmp_path: Path) -> None:
     path = tmp_path / "robots.txt"
     path.write_bytes(GROUPS)
-    proc = subprocess.run([sys.executable, "-m", "sitemapkit", "robots", str(path), "--add",
-                           "https://e.com/a.xml", "https://e.com/b.xml", "--format", "json"],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_cli(["robots", str(path), "--add", "https://e.com/a.xml", "https://e.com/b.xml", "--format", "json"])
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["added"] == ["https://e.com/a.xml", "https://e.com/b.xml"]
     assert path.read_bytes() == GROUPS + b"\r\nSitemap: https://e.com/a.xml\r\nSitemap: https://e.com/b.xml\r\n"
@@ -143,15 +140,13 @@ def test_check_reports_each_listed_sitemap(checked_site: Site) -> None:
 
 def test_check_cli_end_to_end(checked_site: Site) -> None:
     server = checked_site.server
-    proc = subprocess.run([sys.executable, "-m", "sitemapkit", "robots", server.url("/"), "--check", "-q",
-                           "--format", "json", "--retries", "0"], capture_output=True, text=True, timeout=60)
+    proc = run_cli(["robots", server.url("/"), "--check", "-q", "--format", "json", "--retries", "0"])
     assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
     assert data["robots"]["status"] == 200
     assert [s["url"] for s in data["sitemaps"] if not s["allowed"]] == [server.url("/private/s.xml")]
     assert data["unlisted"] == [server.url("/sitemap_index.xml")]
-    text = subprocess.run([sys.executable, "-m", "sitemapkit", "robots", server.url("/"), "--check", "-q",
-                           "--retries", "0"], capture_output=True, text=True, timeout=60)
+    text = run_cli(["robots", server.url("/"), "--check", "-q", "--retries", "0"])
     assert "found but not listed in robots.txt:" in text.stdout
     assert "SM522" in text.stdout
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from click.testing import CliRunner
 
 from sitemapkit.cli import cli
 from tests.submit.submit_engines import IndexNowEngine
+from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer
 
 KEY = "fedcba9876543210fedcba9876543210"
@@ -41,9 +40,8 @@ def _urlset(path: Path, entries: dict[str, str]) -> None:
                     encoding="utf-8")
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "submit", *args], capture_output=True, text=True,
-                          timeout=240)
+def _run(*args: str) -> CliResult:
+    return run_cli(["submit", *args])
 
 
 @pytest.mark.e2e

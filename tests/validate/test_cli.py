@@ -1,31 +1,29 @@
-"""`sitemapkit validate` end to end: the real CLI in a subprocess on real files (text, JSON, JUnit; exit codes;
---fail-on; --base-url scope; directories, gzip, index with children next to it; usage errors)."""
+"""`sitemapkit validate` end to end: the real CLI (in process, tests/support/cli.py) on real files (text, JSON,
+JUnit; exit codes; --fail-on; --base-url scope; directories, gzip, index with children next to it; usage errors)."""
 
 from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from click.testing import CliRunner
 from lxml import etree
 
 from sitemapkit.cli import cli
+from tests.support.cli import CliResult, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "codes"
 NOW = "2026-01-01T00:00:00Z"
 SITE = "https://www.fixture-shop.de"
 
 
-def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "validate", *map(str, args), "--now", NOW],
-                          capture_output=True, text=True, timeout=120)
+def run(*args: str | Path) -> CliResult:
+    return run_cli(["validate", *map(str, args), "--now", NOW])
 
 
 def run_inproc(*args: str | Path) -> tuple[int, str]:
-    """The same command in-process (click's runner), for variants of what the subprocess tests cover."""
+    """The same command in-process (click's runner), for variants of what the run() tests cover."""
     result = CliRunner().invoke(cli, ["validate", *map(str, args), "--now", NOW])
     return result.exit_code, result.output
 
@@ -146,7 +144,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 
 
 def test_help_has_an_example() -> None:
-    res = subprocess.run([sys.executable, "-m", "sitemapkit", "validate", "--help"], capture_output=True, text=True)
+    res = run_cli(["validate", "--help"])
     assert res.returncode == 0
     assert "Example:" in res.stdout
     for option in ("--profile", "--format", "--now", "--allow-cross-host", "--base-url", "--fail-on"):

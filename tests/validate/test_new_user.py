@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -24,15 +22,15 @@ from click.testing import CliRunner
 from lxml import etree
 
 from sitemapkit.cli import cli
+from tests.support.cli import CliResult, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = "2026-01-01T00:00:00Z"
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def run(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+def run(*args: str | Path) -> CliResult:
+    return run_cli([*map(str, args)], cwd=ROOT)
 
 
 def run_inproc(*args: str | Path) -> tuple[int, str]:

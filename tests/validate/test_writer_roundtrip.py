@@ -4,8 +4,6 @@ and once through the real CLI of both commands."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +13,7 @@ from hypothesis import strategies as st
 
 from sitemapkit import Alternate, Changefreq, Image, News, UrlEntry, Video, validate_sitemaps
 from sitemapkit.write import write_sitemaps
+from tests.support.cli import run_cli
 
 BASE = "https://www.generated-shop.de/"
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -80,11 +79,9 @@ def test_generate_then_validate_through_the_cli(tmp_path: Path) -> None:
     rows.write_text("\n".join(json.dumps({"loc": BASE + f"page/{i}", "lastmod": f"2024-01-{i + 1:02d}"})
                               for i in range(12)) + "\n", encoding="utf-8")
     out = tmp_path / "public"
-    gen = subprocess.run([sys.executable, "-m", "sitemapkit", "generate", str(rows), "--out", str(out),
-                          "--base-url", BASE, "--urls-per-file", "5", "--gzip"], capture_output=True, text=True)
+    gen = run_cli(["generate", str(rows), "--out", str(out), "--base-url", BASE, "--urls-per-file", "5", "--gzip"])
     assert gen.returncode == 0, gen.stderr
-    res = subprocess.run([sys.executable, "-m", "sitemapkit", "validate", str(out), "--base-url", BASE,
-                          "--format", "json", "--fail-on", "warning"], capture_output=True, text=True)
+    res = run_cli(["validate", str(out), "--base-url", BASE, "--format", "json", "--fail-on", "warning"])
     assert res.returncode == 0, res.stdout + res.stderr
     data = json.loads(res.stdout)
     assert data["valid"] is True

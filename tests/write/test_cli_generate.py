@@ -1,4 +1,5 @@
-"""`sitemapkit generate` end to end: the real CLI in a subprocess, real files in tmp_path."""
+"""`sitemapkit generate` end to end: the real CLI (in process, tests/support/cli.py; a real process where it is
+killed), real files in tmp_path."""
 
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import CliResult, run_cli
 from tests.write.helpers import SM, assert_valid, parse, read_back
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "generate", *args], capture_output=True, text=True,
-                          cwd=cwd, input=stdin, timeout=120)
+def run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> CliResult:
+    return run_cli(["generate", *args], cwd=cwd, input=stdin)
 
 
 def locs(path: Path) -> list[str]:
@@ -187,8 +188,7 @@ def test_input_with_no_urls_fails_and_keeps_the_previous_set(tmp_path: Path) -> 
 
 
 def test_help_has_an_example() -> None:
-    res = subprocess.run([sys.executable, "-m", "sitemapkit", "generate", "--help"], capture_output=True,
-                         text=True, timeout=60)
+    res = run_cli(["generate", "--help"])
     assert res.returncode == 0
     assert "Example:" in res.stdout
     for option in ("--out", "--base-url", "--gzip", "--urls-per-file", "--bytes-per-file", "--format", "--xsl",

@@ -4,14 +4,13 @@ an index with its sitemaps from its folder; HTML refused in one line; repeated d
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sitemapkit import InputError, read_file
 from sitemapkit.write import iter_input
+from tests.support.cli import CliResult, run_cli
 
 BASE = "https://www.kitsite.org/"
 
@@ -54,11 +53,8 @@ URLSET = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    res = subprocess.run([sys.executable, "-m", "sitemapkit", "generate", *args], capture_output=True,
-                         input=stdin, timeout=120)
-    return subprocess.CompletedProcess(res.args, res.returncode, res.stdout.decode("utf-8"),
-                                       res.stderr.decode("utf-8"))
+def run(*args: str, stdin: bytes | None = None) -> CliResult:
+    return run_cli(["generate", *args], input=stdin)
 
 
 def urlset(*locs: str) -> str:

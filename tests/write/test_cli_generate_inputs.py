@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sitemapkit import read_file
 from sitemapkit.write._inputs import iter_input
+from tests.support.cli import CliResult, run_cli
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "generate", *args], capture_output=True, text=True,
-                          timeout=120)
+def run(*args: str) -> CliResult:
+    return run_cli(["generate", *args])
 
 
 def published(out: Path) -> list[str]:
@@ -121,9 +119,8 @@ def test_urls_on_another_host_are_line_errors_and_skipped(tmp_path: Path) -> Non
     assert "4 input lines skipped" in res.stderr
     assert published(out) == ["https://www.kitsite.org/a", "https://www.kitsite.org/f"]
     # What generate published passes validate --base-url (no SM308).
-    check = subprocess.run([sys.executable, "-m", "sitemapkit", "validate", str(out / "sitemap.xml"),
-                            "--base-url", "https://www.kitsite.org/sitemap.xml", "--profile", "sitemaps"],
-                           capture_output=True, text=True, timeout=120)
+    check = run_cli(["validate", str(out / "sitemap.xml"), "--base-url", "https://www.kitsite.org/sitemap.xml",
+                     "--profile", "sitemaps"])
     assert check.returncode == 0, check.stdout
     assert "SM308" not in check.stdout
 

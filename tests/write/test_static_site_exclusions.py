@@ -3,16 +3,14 @@ robots.txt Disallow rules, meta robots noindex and a canonical naming another UR
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.cli import CliResult, run_cli
 from tests.write.helpers import read_back
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "generate", *args], capture_output=True, text=True,
-                          timeout=120)
+def run(*args: str) -> CliResult:
+    return run_cli(["generate", *args])
 
 
 def page(body: str, head: str = "") -> str:

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from sitemapkit.generator import SiteState
+from tests.support.cli import CliResult, run_cli
 from tests.write.helpers import read_back
 
 JAN = 1704067200  # 2024-01-01T00:00:00Z
 JUN = 1717200000  # 2024-06-01T00:00:00Z
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sitemapkit", "generate", *args], capture_output=True, text=True,
-                          timeout=120)
+def run(*args: str) -> CliResult:
+    return run_cli(["generate", *args])
 
 
 def build(site: Path, build_id: str, built_at: str, texts: dict[str, str], mtime: int) -> None:

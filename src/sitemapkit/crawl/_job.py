@@ -22,6 +22,7 @@ import re
 import signal
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -195,7 +196,7 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
                on_progress: Callable[[CrawlProgress], None] | None = None,
                on_problem: Callable[[Problem], None] | None = None,
                on_notice: Callable[[str], None] | None = None,
-               handle_signals: bool = False) -> CrawlResult:
+               handle_signals: bool = False, now: Callable[[], datetime] | None = None) -> CrawlResult:
     """Crawl the site at ``url``, publish its sitemap set in ``out_dir`` and write ``crawl-report.json`` and
     ``report.html`` there. Example::
 
@@ -209,7 +210,8 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
     unchanged pages keep their lastmod, and pass ``resume=True`` to continue a stopped crawl.
     ``writer_options``: keyword arguments for :class:`~sitemapkit.SitemapSetWriter` (gzip, formats, ...).
     ``on_problem`` receives the SM701 problems of pages that cannot be written. ``handle_signals``: Ctrl-C and
-    SIGTERM stop the crawl cleanly (a second one at once) instead of raising.
+    SIGTERM stop the crawl cleanly (a second one at once) instead of raising. ``now``: the clock the crawl's
+    time (the lastmod of a page new or changed since the last crawl) is read from (default: the current time).
 
     Raises :class:`ConfigurationError` for bad arguments (before anything is created), :class:`StartUrlError`
     when the start URL cannot be crawled (nothing is published), :class:`PublishError` when publishing fails
@@ -225,7 +227,7 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
     out.mkdir(parents=True, exist_ok=True)
     state_file.parent.mkdir(parents=True, exist_ok=True)
     with CrawlState(state_file) as state:
-        crawler = Crawler(url, state, options)
+        crawler = Crawler(url, state, options, now=now)
         summary = run_isolated(_run(crawler, resume, on_progress, handle_signals))
         if summary.stopped:
             report = write_crawl_reports(state, out, complete=False)
