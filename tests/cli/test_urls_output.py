@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from sitemapkit.cli._urls import _CSV_COLUMNS, _first_seen, _for_cli, _Output
+from sitemapkit.core import SeenSet
 from sitemapkit.core._errors import ParseError
 from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
@@ -258,6 +259,7 @@ def test_text_batches_escape_as_single_lines_do(locs: list[str]) -> None:
 
 def test_first_seen_keeps_the_first_of_equal_locs() -> None:
     entries = [UrlEntry(f"https://example.com/{c}") for c in "abacbd"]
-    seen = {"https://example.com/d"}
+    seen = SeenSet()
+    assert not seen.add("https://example.com/d")  # new
     assert [e.loc[-1] for e in _first_seen(entries, seen)] == ["a", "b", "c"]
-    assert seen == {f"https://example.com/{c}" for c in "abcd"}
+    assert all(seen.add(f"https://example.com/{c}") for c in "abcd")  # every one seen now
