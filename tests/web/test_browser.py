@@ -90,6 +90,8 @@ def test_crawl_watch_download_referrers_and_check_in_a_browser(browser: WebDrive
     driver.find_element(By.CSS_SELECTOR, "details.options summary").click()
     driver.find_element(By.NAME, "max_depth").clear()
     driver.find_element(By.NAME, "max_depth").send_keys("10")
+    driver.find_element(By.NAME, "concurrency").clear()  # a slow crawl: the live view shows counts on the way
+    driver.find_element(By.NAME, "concurrency").send_keys("2")
     shoot(driver, tmp_path, "home", 1280)
     driver.find_element(By.ID, "start").click()
 
