@@ -36,3 +36,4 @@ def test_bloom_size_must_be_a_power_of_two() -> None:
         SeenSet(bloom_bytes=1000)
     with pytest.raises(ValueError, match="power of two"):
         SeenSet(bloom_bytes=4)
+

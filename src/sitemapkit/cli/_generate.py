@@ -4,6 +4,7 @@ and prints what it did; problems as they are found (the first 20 of each code, t
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -21,7 +22,7 @@ from sitemapkit.cli._common import (
 )
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.core import MAX_WORKERS, ConfigurationError, Problem
+from sitemapkit.core import MAX_WORKERS, ConfigurationError, Problem, ProblemTally
 from sitemapkit.generator import CAP, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]
@@ -95,7 +96,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     try:
         job = Generation(inputs, output.out, base_url=output.base_url, include=include, exclude=exclude,
                          allow_cross_host=allow_cross_host, state=state_path, workers=workers, scheduler=scheduler,
-                         stdin=sys.stdin.buffer if "-" in inputs else None, on_problem=_CappedPrinter(),
+                         stdin=sys.stdin.buffer if "-" in inputs else None, on_problem=_capped_printer(),
                          on_excluded=_print_exclusion, on_note=_print_note, **output.writer_kwargs())
     except ConfigurationError as exc:
         raise click.UsageError(str(exc)) from None
@@ -122,17 +123,15 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     sys.exit(EXIT_FAILURE if result.errors or not submitted else EXIT_OK)
 
 
-class _CappedPrinter:
+def _capped_printer() -> Callable[[Problem], None]:
     """Prints the first :data:`CAP` problems of each code on standard error, as they are found."""
+    tally = ProblemTally(CAP)
 
-    def __init__(self) -> None:
-        self.printed: dict[str, int] = {}
-
-    def __call__(self, problem: Problem) -> None:
-        n = self.printed.get(problem.code, 0) + 1
-        self.printed[problem.code] = n
-        if n <= CAP:
+    def show(problem: Problem) -> None:
+        if tally(problem) <= CAP:
             print_problem(problem)
+
+    return show
 
 
 def _print_exclusion(exclusion: Exclusion) -> None:

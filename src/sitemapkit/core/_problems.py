@@ -12,6 +12,7 @@ __all__ = [
     "Location",
     "Problem",
     "ProblemCode",
+    "ProblemTally",
     "Severity",
     "define_code",
     "escape_controls",
@@ -178,3 +179,27 @@ def define_code(code: str, severity: Severity, title: str, fix: str, *, area: st
     pc = ProblemCode(code, severity, title, fix, area)
     CODES[code] = pc
     return pc
+
+
+class ProblemTally:
+    """Problems of a long job counted per code, the first ``cap`` of each kept (memory stays flat however many a
+    bad input gives), errors counted apart. Call it with each problem; ``counts`` holds the true count of every
+    code, ``kept`` the problems kept, in order. Picklable (partitions send theirs back from other processes)."""
+
+    __slots__ = ("cap", "counts", "errors", "kept")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.counts: dict[str, int] = {}
+        self.kept: list[Problem] = []
+        self.errors = 0
+
+    def __call__(self, problem: Problem) -> int:
+        """Count ``problem``; returns how many of its code there are now (it was kept when that is <= ``cap``)."""
+        n = self.counts.get(problem.code, 0) + 1
+        self.counts[problem.code] = n
+        if problem.severity is Severity.ERROR:
+            self.errors += 1
+        if n <= self.cap:
+            self.kept.append(problem)
+        return n

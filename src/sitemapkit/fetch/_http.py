@@ -280,16 +280,7 @@ class HttpClient:
                                       self.stream_limits(), deadline_at, body=decoded.body)
                 attempt += 1
             assert location is not None
-            target = urljoin(current, location.strip())
-            if urlsplit(target).scheme.lower() not in ("http", "https"):
-                raise FetchError(f"redirect to a non-HTTP URL {target!r}", url=url)
-            redirects.append((current, status))
-            if target in seen:
-                raise TooManyRedirectsError(f"redirect loop: {current} -> {target}", url=url)
-            if len(redirects) > self.max_redirects:
-                raise TooManyRedirectsError(f"more than {self.max_redirects} redirects", url=url)
-            seen.add(target)
-            current = target
+            current = self._redirect_target(url, current, status, location, redirects, seen)
 
     async def send(self, method: str, url: str, *, data: bytes | None = None,
                    headers: Mapping[str, str] | None = None, max_bytes: int | None = None) -> HttpResponse:
@@ -317,6 +308,21 @@ class HttpClient:
         """What bounds the reads of a body this client streams (see :class:`HttpStream`)."""
         return StreamLimits(self.timeouts.read, self.deadline, self.stats)
 
+    def _redirect_target(self, url: str, current: str, status: int, location: str,
+                         redirects: list[tuple[str, int]], seen: set[str]) -> str:
+        """The URL a redirect from ``current`` leads to, recorded in ``redirects`` and ``seen``; raises for a
+        non-HTTP target, a loop, or more than ``max_redirects`` hops (``url`` is the URL first asked for)."""
+        target = urljoin(current, location.strip())
+        if urlsplit(target).scheme.lower() not in ("http", "https"):
+            raise FetchError(f"redirect to a non-HTTP URL {target!r}", url=url)
+        redirects.append((current, status))
+        if target in seen:
+            raise TooManyRedirectsError(f"redirect loop: {current} -> {target}", url=url)
+        if len(redirects) > self.max_redirects:
+            raise TooManyRedirectsError(f"more than {self.max_redirects} redirects", url=url)
+        seen.add(target)
+        return target
+
     def _check_address(self, url: str, asked: str) -> None:
         if self.address_policy is not None:
             why = self.address_policy.check_url(url)
@@ -336,16 +342,7 @@ class HttpClient:
                 current, headers, budget, truncate, deadline_at, as_parts=as_parts)
             location = resp_headers.get("location")
             if status in _REDIRECT_STATUSES and location:
-                target = urljoin(current, location.strip())
-                if urlsplit(target).scheme.lower() not in ("http", "https"):
-                    raise FetchError(f"redirect to a non-HTTP URL {target!r}", url=url)
-                redirects.append((current, status))
-                if target in seen:
-                    raise TooManyRedirectsError(f"redirect loop: {current} -> {target}", url=url)
-                if len(redirects) > self.max_redirects:
-                    raise TooManyRedirectsError(f"more than {self.max_redirects} redirects", url=url)
-                seen.add(target)
-                current = target
+                current = self._redirect_target(url, current, status, location, redirects, seen)
                 continue
             return HttpResponse(
                 url=url, final_url=current, status=status, headers=resp_headers, body=body,

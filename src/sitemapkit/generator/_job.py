@@ -30,6 +30,7 @@ from sitemapkit.core import (
     InvalidValueError,
     Location,
     Problem,
+    ProblemTally,
     Severity,
     redact_credentials,
 )
@@ -87,26 +88,6 @@ class GenerateResult:
         return f"Excluded {total:,} page{'s' if total != 1 else ''} the site keeps out of search: {parts}."
 
 
-class _Problems:
-    """Problems counted per code, the first :data:`CAP` of each kept, each handed to ``on_problem``."""
-
-    def __init__(self, on_problem: Callable[[Problem], None] | None) -> None:
-        self.counts: dict[str, int] = {}
-        self.kept: list[Problem] = []
-        self.errors = 0
-        self._on_problem = on_problem
-
-    def __call__(self, problem: Problem) -> None:
-        n = self.counts.get(problem.code, 0) + 1
-        self.counts[problem.code] = n
-        if problem.severity is Severity.ERROR:
-            self.errors += 1
-        if n <= CAP:
-            self.kept.append(problem)
-        if self._on_problem is not None:
-            self._on_problem(problem)
-
-
 class Generation:
     """One generate run; :meth:`run` does it. ``urls`` counts the URLs written so far (for progress, read from
     another thread). See :func:`generate` for the parameters."""
@@ -152,7 +133,8 @@ class Generation:
         self.stdin = stdin
         self.on_excluded = on_excluded
         self.on_note = on_note
-        self._problems = _Problems(on_problem)
+        self._tally = ProblemTally(CAP)
+        self._on_problem = on_problem
         self._writer: SitemapSetWriter | None = None
         self.partitioned = workers is not None or scheduler is not None or any(
             _is_data_input(p) for p in self.inputs)
@@ -177,7 +159,7 @@ class Generation:
         hosts = None if self.allow_cross_host else HostCheck(self.base_url)
         site = SiteRun(SiteState.load(self.state_path) if self.state_path is not None else None,
                        on_excluded=self.on_excluded, on_note=self.on_note)
-        report = self._problems
+        report = self._report
         runs = iter_generate_runs(self.inputs, base_url=self.base_url, include=self.include, exclude=self.exclude,
                                   skip_files=_own_files(self.out_dir), stdin=self.stdin, site=site)
         with _fewer_collections(), writer:
@@ -204,8 +186,13 @@ class Generation:
             site.state.save()
         return GenerateResult(
             manifest=_without_dupe_noise(manifest) if self.writer_kwargs["dedupe"] else manifest,
-            errors=report.errors, counts=dict(report.counts), problems=tuple(report.kept),
+            errors=self._tally.errors, counts=dict(self._tally.counts), problems=tuple(self._tally.kept),
             excluded=dict(site.excluded), changed=tuple(site.state.changed) if site.state is not None else ())
+
+    def _report(self, problem: Problem) -> None:
+        self._tally(problem)
+        if self._on_problem is not None:
+            self._on_problem(problem)
 
     def _check_partitioned(self) -> None:
         from sitemapkit.harvest import is_data_input
@@ -227,8 +214,9 @@ class Generation:
         result = generate_partitioned(self.inputs, self.out_dir, self.base_url, workers=self.workers or 2,
                                       scheduler=self.scheduler, allow_cross_host=self.allow_cross_host,
                                       writer_kwargs=self.writer_kwargs)
-        for problem in result.problems:
-            self._problems(problem)
+        if self._on_problem is not None:
+            for problem in result.problems:
+                self._on_problem(problem)
         return GenerateResult(manifest=result.manifest, errors=result.errors, counts=dict(result.counts),
                               problems=result.problems, partitions=result.partitions)
 

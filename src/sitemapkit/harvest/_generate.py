@@ -22,7 +22,7 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from sitemapkit.core import InvalidEntryError, Location, Problem, Severity, UrlEntry, redact_credentials
+from sitemapkit.core import InvalidEntryError, Location, Problem, ProblemTally, Severity, UrlEntry, redact_credentials
 from sitemapkit.harvest._schema import entry_from_row
 from sitemapkit.write import (
     HostCheck,
@@ -89,21 +89,12 @@ class _Config:
 
 @dataclass(slots=True)
 class _Part:
-    """What one partition sends back: its finished files, counters and problems."""
+    """What one partition sends back: its finished files, the duplicates it skipped, and its problems (the first
+    :data:`_CAP` of each code, every one counted)."""
 
     files: PartitionFiles = field(default_factory=PartitionFiles)
-    errors: int = 0
     duplicates: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
-
-    def report(self, problem: Problem) -> None:
-        n = self.counts.get(problem.code, 0) + 1
-        self.counts[problem.code] = n
-        if problem.severity is Severity.ERROR:
-            self.errors += 1
-        if n <= _CAP:
-            self.problems.append(problem)
+    report: ProblemTally = field(default_factory=lambda: ProblemTally(_CAP))
 
 
 def _rows(path: Path, base_url: str, part: _Part) -> Iterator[tuple[UrlEntry, Location]]:
@@ -230,8 +221,8 @@ def generate_partitioned(
         counts: dict[str, int] = {}
         for part in parts:  # partition order
             writer.adopt(part.files, duplicates=part.duplicates)
-            for code, n in part.counts.items():
+            for code, n in part.report.counts.items():
                 counts[code] = counts.get(code, 0) + n
     assert writer.manifest is not None
-    return PartitionedResult(writer.manifest, len(parts), sum(p.errors for p in parts),
-                             tuple(p for part in parts for p in part.problems), counts)
+    return PartitionedResult(writer.manifest, len(parts), sum(p.report.errors for p in parts),
+                             tuple(p for part in parts for p in part.report.kept), counts)
