@@ -41,7 +41,7 @@ def _generate_files(out: Path) -> dict[str, bytes]:
         if path.name.startswith("."):  # the manifest and the lock's temp dirs: times and tokens
             continue
         data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-        if path.name.startswith(("sitemap.", "sitemap-txt.")):  # entry points: an index's lastmods are the publish time
+        if b"<sitemapindex" in data[:512]:  # an index (sitemap.xml, sitemap-txt.xml): lastmods are publish times
             data = re.sub(rb"<lastmod>[^<]*</lastmod>", b"", data)
         files[path.name] = data
     return files

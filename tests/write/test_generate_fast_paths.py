@@ -397,7 +397,7 @@ def _write(out: Path, entries: list[object], *, runs: bool, **kwargs: object) ->
         if path.name.startswith("."):
             continue
         data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-        if path.name.startswith("sitemap."):  # an index's lastmods are the time each file was finished
+        if b"<sitemapindex" in data[:512]:  # an index (sitemap.xml, sitemap-txt.xml): lastmods are publish times
             data = re.sub(rb"<lastmod>[^<]*</lastmod>", b"", data)
         files[path.name] = data
     return log, files
