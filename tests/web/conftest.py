@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,17 +18,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.ports import read_port
 from tests.support.server import LocalServer, Request, Response
 
 PAGES = 12
 #: Each page answers after this delay: the crawl (concurrency 1) lasts long enough to be watched live.
 PAGE_DELAY = 0.12
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def html(body: str, title: str = "Page") -> str:
@@ -108,24 +102,18 @@ class WebServer:
         return self.proc.wait(timeout)
 
 
-def start_web(data_home: Path, *args: str, port: int | None = None, wait: bool = True) -> WebServer:
-    port = port or free_port()
+def start_web(data_home: Path, *args: str) -> WebServer:
+    """Start ``sitemapkit web --port 0`` and read the port it bound from the address it prints."""
     env = {**os.environ, "XDG_DATA_HOME": str(data_home)}
-    proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", "web", "--no-browser", "--port", str(port), *args],
+    proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", "web", "--no-browser", "--port", "0", *args],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    server = WebServer(proc, port, data_home)
-    if wait:
-        deadline = time.monotonic() + 20
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"the server exited: {proc.stderr.read() if proc.stderr else ''}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
-    return server
+    assert proc.stdout is not None
+    try:
+        port, _ = read_port(proc.stdout, r"sitemapkit web: http://[^ ]*:(\d+)/", timeout=20)
+    except AssertionError:
+        proc.kill()
+        raise AssertionError(f"the server did not start: {proc.communicate()[1]}") from None
+    return WebServer(proc, port, data_home)
 
 
 def stop_web(server: WebServer) -> None:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ports import bound_socket, port_of
 from tests.support.server import LocalServer
 from tests.support.sites import urlset_xml
-from tests.web.conftest import PAGES, WebServer, free_port, start_web, stop_web
+from tests.web.conftest import PAGES, WebServer, start_web, stop_web
 
 pytestmark = pytest.mark.e2e
 
@@ -109,9 +110,11 @@ def test_two_crawls_at_once_and_a_failing_one_does_not_stop_the_server(web: WebS
 
         build_site(other)
         first, second = start_crawl(web, site.url("/")), start_crawl(web, other.url("/"))
-        dead = start_crawl(web, f"http://127.0.0.1:{free_port()}/")  # nothing listens there
-        assert {web.json("GET", f"/api/crawls/{c}")[1]["status"] for c in (first, second)} <= {"queued", "running"}
-        failed = web.wait_status(dead, {"failed", "done"})
+        with bound_socket() as closed:  # bound, never listening: connections are refused
+            dead = start_crawl(web, f"http://127.0.0.1:{port_of(closed)}/")
+            assert {web.json("GET", f"/api/crawls/{c}")[1]["status"] for c in (first, second)} <= {"queued",
+                                                                                                "running"}
+            failed = web.wait_status(dead, {"failed", "done"})
         assert failed["status"] == "failed"
         assert "nothing was published" in failed["error"]
         assert web.wait_status(first, {"done"})["counts"]["in_sitemap"] == PAGES + 1
@@ -245,7 +248,7 @@ def test_dns_rebinding_and_cross_site_requests_are_refused(web: WebServer, site:
 
 def test_a_non_loopback_address_needs_a_token(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "sitemapkit", "web", "--no-browser", "--host", "0.0.0.0",
-                           "--port", str(free_port())], capture_output=True, text=True, timeout=30,
+                           "--port", "0"], capture_output=True, text=True, timeout=30,
                           env={"XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 2
     assert "not a loopback address" in proc.stderr

@@ -15,8 +15,8 @@ __all__ = ["web"]
 @click.command("web")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind. Another address than loopback needs --token.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, metavar="PORT",
-              help="Port to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, metavar="PORT",
+              help="Port to listen on; 0 takes a free one (the page's address is printed).")
 @click.option("--token", default=None, metavar="TOKEN",
               help="Secret every request must carry (?token= once, a cookie, or Authorization: Bearer). "
                    "Required with a non-loopback --host.")

@@ -4,6 +4,7 @@ Ctrl-C stops the crawls (state kept: they are paused and resumable), closes the 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import socket
 import threading
@@ -53,9 +54,19 @@ class _Server(uvicorn.Server):
         await super().startup(sockets)
 
 
+def listen(settings: WebSettings) -> tuple[socket.socket, WebSettings]:
+    """Bind the listening socket first, so port 0 gets a free port from the system and the address printed
+    (and checked in Host and Origin headers) is the one bound. Raises OSError when the address is taken."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.create_server((settings.host, settings.port), family=family, reuse_port=False)
+    return sock, dataclasses.replace(settings, port=int(sock.getsockname()[1]))
+
+
 def run(settings: WebSettings, *, open_browser: bool = True, log_level: str = "warning") -> None:
-    """Serve until Ctrl-C. Raises :class:`ConfigurationError` for a non-loopback address without a token."""
+    """Serve until Ctrl-C. Raises :class:`ConfigurationError` for a non-loopback address without a token and
+    OSError when the address cannot be bound. ``port=0`` listens on a free port, printed with the page's URL."""
     check_bind(settings.host, settings.token)
+    sock, settings = listen(settings)
     app = create_app(settings)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level,
                             timeout_graceful_shutdown=5, server_header=False)
@@ -72,4 +83,5 @@ def run(settings: WebSettings, *, open_browser: bool = True, log_level: str = "w
                 threading.Event().wait(0.05)
 
         threading.Thread(target=opener, daemon=True).start()
-    server.run()
+    with sock:
+        server.run(sockets=[sock])
