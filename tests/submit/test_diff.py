@@ -222,3 +222,22 @@ def test_an_unreachable_url_is_trouble(server: LocalServer, pair: tuple[str, str
     assert proc.returncode == 2
     assert "SM502" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_write_diff_is_the_library_face_of_every_format(pair: tuple[str, str]) -> None:
+    import io
+
+    from sitemapkit.submit import DIFF_FORMATS, write_diff
+
+    with diff_sources(*pair) as result:
+        outputs = {}
+        for fmt in DIFF_FORMATS:
+            out = io.StringIO()
+            write_diff(result, out, fmt, feed_url="https://e.com/changes.atom")
+            outputs[fmt] = out.getvalue()
+        with pytest.raises(ValueError, match="unknown diff format 'yaml'"):
+            write_diff(result, io.StringIO(), "yaml")
+    assert "+ https://e.com/new\n" in outputs["text"]
+    assert json.loads(outputs["json"])["changes"] == [c.to_dict() for c in EXPECTED]
+    assert outputs["csv"].splitlines()[0] == "loc,change,fields"
+    assert 'href="https://e.com/changes.atom"' in outputs["atom"]

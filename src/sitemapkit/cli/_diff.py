@@ -1,13 +1,10 @@
 """``sitemapkit diff OLD NEW``: what changed between two sets of sitemaps (a thin adapter over
-:func:`sitemapkit.submit._diff.diff_sources`)."""
+:func:`sitemapkit.submit.diff_sources` and :func:`sitemapkit.submit.write_diff`)."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -16,14 +13,13 @@ import click
 
 from sitemapkit.cli._common import Progress, check_sources, check_url, plural, print_problem, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text, escape_controls, escape_json_controls
-from sitemapkit.submit import SourceDiff, diff_sources, write_atom
+from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text, escape_controls
+from sitemapkit.submit import DIFF_FORMATS, diff_sources, write_diff
 
 __all__ = ["diff"]
 
 #: Exit status as diff(1): no difference, differences, trouble.
 EXIT_SAME, EXIT_DIFFERENT, EXIT_TROUBLE = 0, 1, 2
-_MARK = {"added": "+", "removed": "-", "changed": "~"}
 
 
 class _Counts:
@@ -41,61 +37,6 @@ class _Counts:
         return f"reading: {plural(self.old, 'old URL')}, {plural(self.new, 'new URL')}"
 
 
-_BATCH = 4096  # lines per write(): one call per line costs more than the line itself on long diffs
-
-
-def _batched(out: IO[str], lines: Iterable[str]) -> None:
-    batch: list[str] = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) >= _BATCH:
-            out.write("".join(batch))
-            batch.clear()
-    if batch:
-        out.write("".join(batch))
-
-
-def _text_lines(result: SourceDiff) -> Iterator[str]:
-    for change in result:
-        line = f"{_MARK[change.change]} {escape_controls(change.loc)}"
-        if change.fields:
-            line += f"  ({', '.join(change.fields)})"
-        yield line + "\n"
-
-
-def _json_items(result: SourceDiff) -> Iterator[str]:
-    for i, change in enumerate(result):
-        yield ("," if i else "") + "\n  " + escape_json_controls(json.dumps(change.to_dict(), ensure_ascii=False))
-
-
-def _csv_rows(result: SourceDiff) -> Iterator[str]:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(("loc", "change", "fields"))
-    for change in result:
-        writer.writerow((change.loc, change.change, " ".join(change.fields)))
-        if buf.tell() >= 65536:
-            yield buf.getvalue()
-            buf.seek(0)
-            buf.truncate()
-    yield buf.getvalue()
-
-
-def _write(result: SourceDiff, fmt: str, out: IO[str], feed_url: str | None, hubs: tuple[str, ...]) -> None:
-    if fmt == "atom":
-        write_atom(out, result, counts=result.counts, feed_url=feed_url, hubs=hubs)
-    elif fmt == "json":
-        head = json.dumps(result.counts.to_dict())[:-1]
-        out.write(head + ', "changes": [')
-        _batched(out, _json_items(result))
-        out.write("\n]}\n" if result.counts.differ else "]}\n")
-    elif fmt == "csv":
-        for chunk in _csv_rows(result):
-            out.write(chunk)
-    else:
-        _batched(out, _text_lines(result))
-
-
 @contextmanager
 def _output(path: str | None) -> Iterator[IO[str]]:
     if path is None or path == "-":
@@ -109,7 +50,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
 @click.command("diff")
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "atom"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text",
               show_default=True,
               help="text: '+ loc', '- loc', '~ loc  (fields)'; json: counts and changes; csv: loc,change,fields; "
                    "atom: an Atom 1.0 feed of the changes (a delta feed for feed readers and WebSub hubs).")
@@ -167,7 +108,7 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
     with result:
         try:
             with _output(output) as out:
-                _write(result, fmt, out, feed_url, hubs)
+                write_diff(result, out, fmt, feed_url=feed_url, hubs=hubs)
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise

@@ -1,7 +1,7 @@
 """The submit capability: keep sitemaps fresh and tell search engines.
 
 - :func:`diff_sources` compares two sets of sitemaps (added, removed, changed URLs and which fields), with
-  :func:`write_atom` for a delta feed of the changes;
+  :func:`write_diff` to write the changes as text, JSON, CSV or (:func:`write_atom`) a delta feed;
 - :func:`submit` tells search engines: IndexNow (batches by host, key file checked first), Google Search Console
   (``sitemaps.submit`` with a service account) and WebSub hubs; with a :class:`SubmitState` only what changed since
   the last run is sent. :func:`new_key` / :func:`write_key_file` make an IndexNow key;
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from sitemapkit.submit._atom import write_atom
 from sitemapkit.submit._diff import FIELDS, Change, DiffCounts, SourceDiff, diff_sources
+from sitemapkit.submit._diffout import DIFF_FORMATS, write_diff
 from sitemapkit.submit._indexnow import (
     DEFAULT_ENDPOINT,
     MAX_BATCH,
@@ -34,6 +35,7 @@ from sitemapkit.submit._websub import feed_links, link_header_links
 __all__ = [
     "DEFAULT_API_ROOT",
     "DEFAULT_ENDPOINT",
+    "DIFF_FORMATS",
     "FIELDS",
     "MAX_BATCH",
     "Change",
@@ -60,5 +62,6 @@ __all__ = [
     "submit",
     "submit_published",
     "write_atom",
+    "write_diff",
     "write_key_file",
 ]
