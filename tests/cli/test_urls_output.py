@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit.cli._urls import _CSV_COLUMNS, _first_seen, _for_cli, _Output
+from sitemapkit.cli._urls import _first_seen, _for_cli
 from sitemapkit.core import SeenSet
 from sitemapkit.core._errors import ParseError
 from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
@@ -27,7 +27,8 @@ from sitemapkit.core._problems import Problem, escape_controls, escape_json_cont
 from sitemapkit.core._urls import is_url_source
 from sitemapkit.fetch._sources import DocumentDone, FetchSettings, open_sources
 from sitemapkit.fetch._walk import EntryBatch
-from sitemapkit.read import Located
+from sitemapkit.read import EntryWriter, Located
+from sitemapkit.read._listing import _CSV_COLUMNS
 from tests.support.server import LocalServer
 from tests.support.sites import NS, Site, index_xml, urlset_xml
 
@@ -250,10 +251,10 @@ class _Loc:
 ])
 def test_text_batches_escape_as_single_lines_do(locs: list[str]) -> None:
     one, many = io.StringIO(), io.StringIO()
-    single = _Output("text", one)
+    single = EntryWriter("text", one)
     for loc in locs:
         single.write(_Loc(loc), "s")  # type: ignore[arg-type]
-    _Output("text", many).write_many([_Loc(loc) for loc in locs], "s")  # type: ignore[list-item]
+    EntryWriter("text", many).write_many([_Loc(loc) for loc in locs], "s")  # type: ignore[list-item]
     assert many.getvalue() == one.getvalue() == "".join(escape_controls(loc) + "\n" for loc in locs)
 
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,86 +28,16 @@ from sitemapkit.core import (
     Severity,
     SitemapRef,
     UrlEntry,
-    entry_to_dict,
     escape_controls,
-    escape_json_controls,
     is_url_source,
 )
 from sitemapkit.fetch import EntryBatch, SitemapNode, local_set, open_sources
-from sitemapkit.read import Located
+from sitemapkit.read import LIST_FORMATS, EntryWriter, Located
 
 if TYPE_CHECKING:
     from sitemapkit.fetch import Discovery
 
 __all__ = ["urls"]
-
-_CSV_COLUMNS = ("loc", "lastmod", "changefreq", "priority", "kind", "source")
-
-
-class _Pieces:
-    """A write-only stream that keeps what is written (csv.writer's sink: rows are joined and written at once)."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.write = self.parts.append
-
-
-class _Output:
-    """Writes entries in the chosen format to ``stream``, a batch of entries in one ``write`` (a ``write`` per
-    URL cost more than reading it). Lines are built exactly as one at a time would be; :meth:`write_many`
-    writes before it returns, so nothing waits in here while the next document is read (or a problem printed)."""
-
-    def __init__(self, fmt: str, stream: TextIO) -> None:
-        self.fmt = fmt
-        self.stream = stream
-        self._pieces = _Pieces()
-        self._csv = None
-        if fmt == "csv":
-            self._csv = csv.writer(self._pieces, lineterminator="\n")
-            self._csv.writerow(_CSV_COLUMNS)
-            self._drain()
-
-    def _drain(self) -> None:
-        parts = self._pieces.parts
-        if parts:
-            text = "".join(parts)
-            parts.clear()
-            self.stream.write(text)
-
-    def write(self, item: UrlEntry | SitemapRef, source: str) -> None:
-        self._add(item, source)
-        self._drain()
-
-    def write_many(self, items: Sequence[UrlEntry], source: str) -> None:
-        if self.fmt == "text":
-            locs = [item.loc for item in items]
-            joined = "".join(locs)
-            if escape_controls(joined) == joined:  # no loc needs escaping (the usual case): one join
-                if locs:
-                    self.stream.write("\n".join(locs) + "\n")
-                return
-        for item in items:
-            self._add(item, source)
-        self._drain()
-
-    def _add(self, item: UrlEntry | SitemapRef, source: str) -> None:
-        if self.fmt == "text":
-            self._pieces.write(escape_controls(item.loc) + "\n")  # a loc cannot drive the terminal
-            return
-        if self._csv is not None:
-            kind = "url" if isinstance(item, UrlEntry) else "sitemap"
-            lastmod = item.lastmod.text if item.lastmod is not None else ""
-            if isinstance(item, UrlEntry):
-                cf = item.changefreq.value if item.changefreq is not None else ""
-                pr = "" if item.priority is None else repr(item.priority)
-            else:
-                cf = pr = ""
-            self._csv.writerow((item.loc, lastmod, cf, pr, kind, source))
-            return
-        d = entry_to_dict(item)
-        d["source"] = source
-        self._pieces.write(escape_json_controls(json.dumps(d, ensure_ascii=False)) + "\n")
-
 
 def _first_seen(entries: Sequence[UrlEntry], seen: SeenSet) -> list[UrlEntry]:
     """The entries whose loc is not in ``seen`` yet (the first of equal locs), adding their locs to it."""
@@ -155,7 +83,7 @@ def _for_cli(problem: Problem) -> Problem:
 
 @click.command("urls")
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "csv"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(LIST_FORMATS), default="text", show_default=True,
               help="text: one loc per line; jsonl: one JSON object per entry (what `generate` reads); csv.")
 @click.option("--unique", is_flag=True,
               help="Print each loc once (the first time it is seen, over all sources). Memory stays bounded: past "
@@ -194,7 +122,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                 raise click.BadParameter(escape_controls(f"{source}: {exc.strerror}"), param_hint="SOURCE") from None
     settings = settings_from(fetch)
     stream = sys.stdout
-    out = _Output(fmt, stream)
+    out = EntryWriter(fmt, stream)
     # Bounded memory: exact for the first 100,000 locs, then a Bloom filter (core._seen; the rate is in --help).
     seen = SeenSet()
     failed = False

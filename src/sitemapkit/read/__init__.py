@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
 from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane, lane_enabled
+from sitemapkit.read._listing import LIST_FORMATS, EntryWriter
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import ReaderStateError, SitemapParser
 from sitemapkit.read._sniff import (
@@ -27,6 +28,7 @@ from sitemapkit.read._trim import ChildTrimmer, Dropped, child_name
 
 __all__ = [
     "GZIP_MAGIC",
+    "LIST_FORMATS",
     "MAX_GZIP_LAYERS",
     "MAX_LANE_TAGS",
     "MAX_LINE_CHARS",
@@ -36,6 +38,7 @@ __all__ = [
     "DocumentKind",
     "Dropped",
     "EncodingInfo",
+    "EntryWriter",
     "Event",
     "GzipDecoder",
     "KindInfo",
