@@ -9,6 +9,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from sitemapkit.core import Location, Problem, Severity
 from sitemapkit.validate import format_github, format_sarif, validate_bytes, validate_sitemaps
 from tests.support.cli import run_cli
@@ -161,3 +163,20 @@ def test_sarif_of_a_valid_set_has_no_results_and_a_file_outside_cwd_gets_an_abso
     _check_sarif(log)
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert uri == {"uri": bad.resolve().as_uri()}
+
+
+def test_sarif_against_the_official_schema_when_given(tmp_path: Path) -> None:
+    """The official SARIF 2.1.0 JSON schema is not shipped with the tests (it is not ours to copy); point
+    SITEMAPKIT_SARIF_SCHEMA at a copy (sarif-schema-2.1.0.json, e.g. from the npm package @microsoft/jest-sarif)
+    to validate a log with every kind of location against it."""
+    import os
+
+    schema_path = os.environ.get("SITEMAPKIT_SARIF_SCHEMA")
+    if not schema_path:
+        pytest.skip("SITEMAPKIT_SARIF_SCHEMA is not set (the path of the official sarif-schema-2.1.0.json)")
+    jsonschema = pytest.importorskip("jsonschema")
+    _site(tmp_path)
+    res = run_cli(["validate", "public", "--format", "sarif", "--now", NOW], cwd=tmp_path)
+    schema = json.loads(Path(schema_path).read_text(encoding="utf-8"))
+    errors = list(jsonschema.Draft4Validator(schema).iter_errors(json.loads(res.stdout)))
+    assert errors == []

@@ -90,7 +90,7 @@ def format_github(report: ValidationReport, *, cwd: str | None = None) -> str:
     lines = [github_line(p, cwd) for p in report.problems]
     entries = sum(f.entries for f in report.files)
     verdict = "valid" if report.valid else "NOT valid"
-    summary = (f"sitemapkit validate: {_count(len(report.files), 'file')}, {_count(entries, 'entry', 'entries')}, "
+    summary = (f"{_count(len(report.files), 'file')}, {_count(entries, 'entry', 'entries')}, "
                f"{_count(report.error_count, 'error')}, {_count(report.warning_count, 'warning')} -> {verdict}")
     if report.dropped:
         summary += f" ({report.dropped:,} problems not listed, see --max-problems)"
