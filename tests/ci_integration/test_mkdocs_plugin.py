@@ -134,6 +134,36 @@ def test_split_gzip_xsl_and_a_default_language(tmp_path: Path) -> None:
     assert urls[SITE + "fr/"][1] == urls[SITE][1]
 
 
+def test_with_the_i18n_plugin_every_language_is_listed_once_with_alternates(tmp_path: Path) -> None:
+    """The real mkdocs-static-i18n plugin builds each further language from its on_post_build into the same site:
+    the set written holds every language's pages; its fallback copy of an untranslated page is no alternate."""
+    pytest.importorskip("mkdocs_static_i18n", reason="mkdocs-static-i18n is not installed")
+    repo = Repo(tmp_path / "i18n-project")
+    repo.write("mkdocs.yml", f"site_name: Fixture docs\nsite_url: {SITE}\nplugins:\n  - i18n:\n"
+                             "      docs_structure: folder\n      languages:\n"
+                             "        - {locale: en, default: true, name: English, build: true}\n"
+                             "        - {locale: fr, name: Français, build: true}\n"
+                             "  - sitemapkit\n")
+    repo.write("docs/en/index.md", "# Home\n")
+    repo.write("docs/en/setup.md", "# Setup\n")
+    repo.write("docs/en/only.md", "# English only\n")
+    repo.write("docs/fr/index.md", "# Accueil\n")
+    repo.commit("2024-01-10T08:00:00Z")
+    repo.write("docs/fr/setup.md", "# Installation\n")
+    repo.commit("2024-03-01T00:00:00Z")
+    res = _mkdocs_build(repo, tmp_path)
+    assert res.returncode == 0, res.stderr
+    urls = _urls((repo.path / "site" / "sitemap.xml").read_bytes())
+    assert set(urls) == {SITE, SITE + "setup/", SITE + "only/", SITE + "fr/", SITE + "fr/setup/", SITE + "fr/only/"}
+    assert urls[SITE + "fr/setup/"] == ("2024-03-01T00:00:00Z", {"en": SITE + "setup/", "fr": SITE + "fr/setup/",
+                                                                  "x-default": SITE + "setup/"})
+    assert urls[SITE + "setup/"][1] == urls[SITE + "fr/setup/"][1]
+    assert urls[SITE][1]["fr"] == SITE + "fr/"
+    assert urls[SITE + "only/"][1] == {}  # fr/only/ is the English page again (the i18n plugin's fallback)
+    assert urls[SITE + "fr/only/"][1] == {}
+    assert "(from the i18n plugin)" in res.stderr
+
+
 def test_language_detection_and_grouping() -> None:
     assert hreflang_of("pt_BR") == "pt-BR"
     assert hreflang_of("zh-hant") == "zh-Hant"

@@ -16,7 +16,9 @@ in place of the one MkDocs renders (every lastmod the build date).
           languages: []       # language folders, when they are not detected
           default_language: null
 
-Pages are the site's documentation pages (drafts and excluded pages left out), each at ``site_url`` + its URL.
+Pages are the site's documentation pages (drafts and excluded pages left out), each at ``site_url`` + its URL;
+with the mkdocs-static-i18n plugin, which builds each further language from its own ``on_post_build``, the pages
+of every language are gathered and the set is written once, after the last.
 Lastmod from git is the last commit that touched the page's source file (``sitemapkit.generator``'s git dates, one
 pass for the whole ``docs_dir``); a source git cannot date falls back to its modification time, counted per reason
 in the build's log, and a shallow clone is named in a warning. MkDocs' own ``sitemap.xml`` and ``sitemap.xml.gz``
@@ -67,7 +69,9 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):  # type: ignore[no-untyped
     """``plugins: [sitemapkit]``: see the module's docstring."""
 
     def __init__(self) -> None:
-        self._files: Files | None = None
+        # page URL (relative to site_url) -> its source file: every language's pages when the i18n plugin builds
+        # one language after another into the same site
+        self._pages: dict[str, str | None] = {}
         self.manifest: Manifest | None = None
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
@@ -78,18 +82,21 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):  # type: ignore[no-untyped
                               f"{self.config.max_urls}")
         return config
 
-    @event_priority(-100)  # after other plugins (i18n among them) have added or removed files
+    @event_priority(-110)  # after every other plugin (i18n's at -100 among them) has added or removed files
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
-        self._files = files
+        if not _i18n_nested_build(config):
+            self._pages = {}  # a build of its own: start afresh
+        for f in files.documentation_pages():
+            self._pages["" if f.url == "./" else f.url] = f.abs_src_path
         return files
 
+    @event_priority(-110)  # after the i18n plugin's, which builds the other languages from its on_post_build
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        if not config.site_url or self._files is None:
-            return
+        if not config.site_url or not self._pages or _i18n_nested_build(config):
+            return  # a language built by the i18n plugin: the outer build writes every language's pages
         site_url = config.site_url if config.site_url.endswith("/") else config.site_url + "/"
-        pages = [(f.url, f.abs_src_path) for f in self._files.documentation_pages()]
-        urls = {("" if url == "./" else url): urljoin(site_url, url) for url, _ in pages}
-        sources = {("" if url == "./" else url): src for url, src in pages}
+        urls = {path: urljoin(site_url, path) for path in self._pages}
+        sources = dict(self._pages)
         lastmods = self._lastmods(config, sources)
         alternates = self._alternates(config, urls)
         entries = [UrlEntry(urls[path], lastmod=lastmods.get(path),
@@ -156,7 +163,8 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):  # type: ignore[no-untyped
                                      default=self.config.default_language, i18n=_i18n_languages(config))
         if languages is None:
             return {}
-        alternates = group_alternates(urls, languages)
+        fallbacks = _fallbacks(config, self._pages, languages)
+        alternates = group_alternates({p: u for p, u in urls.items() if p not in fallbacks}, languages)
         log.info(f"hreflang: languages {', '.join(sorted(languages.folders.values()))} (from the {languages.source})"
                  f", {len(alternates):,} pages with alternates")
         return alternates
@@ -165,6 +173,31 @@ class SitemapkitPlugin(BasePlugin[SitemapkitConfig]):  # type: ignore[no-untyped
         """The languages the plugin finds for a site whose pages are ``paths`` (for tests and debugging)."""
         return detect_languages(paths, configured=self.config.languages, default=self.config.default_language,
                                 i18n=_i18n_languages(config))
+
+
+def _fallbacks(config: MkDocsConfig, pages: dict[str, str | None], languages: Languages) -> set[str]:
+    """Pages of one language built from another language's source (the i18n plugin's fallback for a missing
+    translation, ``fr/only/`` from ``docs/en/only.md``): not a version in that language, so no alternate."""
+    docs = Path(config.docs_dir).resolve()
+    found: set[str] = set()
+    for path, src in pages.items():
+        head = path.partition("/")[0]
+        if src is None or head not in languages.folders:
+            continue
+        try:
+            src_head = Path(src).resolve().relative_to(docs).parts[0]
+        except (ValueError, IndexError):
+            continue
+        if src_head in languages.folders and src_head != head:
+            found.add(path)
+    return found
+
+
+def _i18n_nested_build(config: MkDocsConfig) -> bool:
+    """True inside a build the mkdocs-static-i18n plugin runs for one more language (from its own on_post_build,
+    into the same site), where its ``building`` flag is set."""
+    plugin: Any = config.plugins.get("i18n")
+    return bool(getattr(plugin, "building", False))
 
 
 def _i18n_languages(config: MkDocsConfig) -> list[tuple[str, bool]]:
