@@ -96,7 +96,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     Example:
       sitemapkit generate urls.txt --out public --base-url https://example.com/
       sitemapkit generate _site -o _site --base-url https://example.com/ --gzip
-      sitemapkit generate site/ -o public --base-url https://example.com/ --lastmod git
+      sitemapkit generate site -o public --base-url https://e.com/ --lastmod git
       sitemapkit generate urls.jsonl -o public --base-url https://example.com/
     """
     if output.base_url is None:
