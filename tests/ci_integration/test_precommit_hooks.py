@@ -6,6 +6,7 @@ environment reuses the installed packages)."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import shlex
 import shutil
@@ -121,6 +122,15 @@ def test_robots_lint_checks_listed_sitemaps_exist_with_base_url(tmp_path: Path) 
     assert "cannot read" in res.stderr
     res = run_cli(["robots", str(robots), "--lint", "--check"])
     assert res.returncode == 2
+    res = run_cli(["robots", str(robots), "--check", "--base-url", SITE])
+    assert res.returncode == 2
+    assert "--base-url goes with --lint" in res.stderr
+    res = run_cli(["robots", "--lint", str(robots), str(empty), "--format", "json"])
+    assert res.returncode == 1
+    data = json.loads(res.stdout)
+    assert data["files"] == [str(robots), str(empty)]
+    assert {(p["code"], p["source"], p["line"]) for p in data["problems"]} >= {
+        ("SM527", str(robots), 4), ("SM542", str(empty), None)}
 
 
 def _precommit() -> str:
