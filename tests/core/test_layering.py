@@ -23,6 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "crawl": {"core", "read", "write", "fetch"},
     # the generate job sits above the capabilities it drives: harvest writes partitioned data on Dask
     "generator": {"core", "read", "write", "fetch", "crawl", "harvest"},
+    # the MkDocs plugin publishes a site's sitemaps: the writer, and the generator's git dates
+    "mkdocs": {"core", "write", "generator"},
 }
 #: What a capability folder (submit, serve, web, audit, harvest) may use: the base layers, not cli, not its peers.
 BASE = {"core", "read", "write", "fetch", "validate", "crawl"}

@@ -23,7 +23,7 @@ from sitemapkit.cli._common import (
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core import MAX_WORKERS, ConfigurationError, Problem, ProblemTally
-from sitemapkit.generator import CAP, SHOWN, Exclusion, Generation
+from sitemapkit.generator import CAP, LASTMOD_SOURCES, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]
 
@@ -44,6 +44,11 @@ __all__ = ["generate"]
               help="Site folders: a JSON file keeping each page's content fingerprint and lastmod between runs, "
                    "so lastmod moves only when a page's content changes, not on a rebuild (created if missing). "
                    "Without it lastmod is the file's modification time.")
+@click.option("--lastmod", "lastmod_source", type=click.Choice(LASTMOD_SOURCES), default="mtime", show_default=True,
+              help="Site folders: where a page's lastmod comes from. git: the committer date of the last commit "
+                   "that touched its file (the whole history read in one pass); a file never committed or with "
+                   "uncommitted changes falls back to --state or the modification time, with the reason. A "
+                   "shallow clone is named: use the whole history (fetch-depth: 0 in actions/checkout).")
 @click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None, metavar="N",
               help="Partitioned DATA (a Parquet dataset, or a folder of CSV / JSONL files): write its partitions "
                    f"in parallel on N local Dask workers (default 2 for a Parquet dataset; at most {MAX_WORKERS}).")
@@ -53,7 +58,8 @@ __all__ = ["generate"]
 @submit_options
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
              exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False, state_path: str | None = None,
-             workers: int | None = None, scheduler: str | None = None, **submit: Any) -> None:
+             workers: int | None = None, scheduler: str | None = None, lastmod_source: str = "mtime",
+             **submit: Any) -> None:
     """Build a sitemap set from URL lists, sitemaps and feeds, or a built static site.
 
     INPUT is a text file of URLs (one a line), a CSV with a header (loc, lastmod, changefreq, priority), a JSONL
@@ -71,6 +77,9 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     navigation, footer, dates, counters and tokens): a rebuild that touches every file keeps every lastmod. A
     page seen for the first time gets its file's modification time.
 
+    With --lastmod git, a page's lastmod is the date of the last commit that changed its file (a fresh clone
+    or a CI build no longer dates every page today); files git cannot date fall back, each reason counted.
+
     The entry point is OUT/sitemap.xml (.xml.gz with --gzip): the urlset itself when everything fits in one
     file, otherwise an index of the files. Files are written under temporary names and moved into place, the
     index last; files of an earlier run that are no longer part of the set are removed.
@@ -87,6 +96,7 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     Example:
       sitemapkit generate urls.txt --out public --base-url https://example.com/
       sitemapkit generate _site -o _site --base-url https://example.com/ --gzip
+      sitemapkit generate site -o public --base-url https://e.com/ --lastmod git
       sitemapkit generate urls.jsonl -o public --base-url https://example.com/
     """
     if output.base_url is None:
@@ -95,7 +105,8 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     check_submit_options(submit["submit_state"], submit["submit_key"])
     try:
         job = Generation(inputs, output.out, base_url=output.base_url, include=include, exclude=exclude,
-                         allow_cross_host=allow_cross_host, state=state_path, workers=workers, scheduler=scheduler,
+                         allow_cross_host=allow_cross_host, state=state_path, lastmod=lastmod_source,
+                         workers=workers, scheduler=scheduler,
                          stdin=sys.stdin.buffer if "-" in inputs else None, on_problem=_capped_printer(),
                          on_excluded=_print_exclusion, on_note=_print_note, **output.writer_kwargs())
     except ConfigurationError as exc:
@@ -113,6 +124,10 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     print_manifest_summary(result.manifest)
     if result.partitions:
         click.echo(f"{plural(result.partitions, 'partition')} written in parallel")
+    if result.lastmod_summary:
+        click.echo(result.lastmod_summary)
+    if result.shallow_warning:
+        click.echo(f"sitemapkit: warning: {result.shallow_warning}", err=True)
     excluded = result.excluded_summary()
     if excluded:
         click.echo(excluded)

@@ -1,5 +1,5 @@
-"""``sitemapkit robots``: add ``Sitemap:`` lines to a robots.txt file, or check a live one (thin adapters over
-:mod:`sitemapkit.submit._robotsfile` and :mod:`sitemapkit.submit._robotscheck`)."""
+"""``sitemapkit robots``: add ``Sitemap:`` lines to a robots.txt file, check a live one, or check files on disk
+(thin adapters over :mod:`sitemapkit.submit`'s ``add_sitemaps``, ``check_site`` and ``lint_robots_file``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,19 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_url, emit_json, fail, plural, stderr_console
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_url,
+    emit_json,
+    fail,
+    plural,
+    stderr_console,
+)
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core import InputError, InvalidValueError, Problem, escape_controls
-from sitemapkit.submit import RobotsCheck, add_sitemaps, check_site
+from sitemapkit.submit import RobotsCheck, add_sitemaps, check_site, lint_robots_file
 
 __all__ = ["robots"]
 
@@ -44,6 +53,27 @@ def _render(report: RobotsCheck) -> None:
     click.echo("\n".join(out))
 
 
+def _lint(files: tuple[str, ...], base_url: str | None, fmt: str) -> None:
+    if base_url is not None:
+        check_url(base_url, "--base-url")
+    found: dict[str, list[Problem]] = {}
+    for name in files:
+        try:
+            found[name] = lint_robots_file(name, base_url=base_url)
+        except InputError as exc:
+            fail(str(exc), EXIT_USAGE)
+    problems = [p for listed in found.values() for p in listed]
+    if fmt == "json":
+        emit_json({"files": list(found), "problems": [p.to_dict() for p in problems]})
+    else:
+        for p in problems:
+            click.echo(p.format())
+        bad = sum(1 for listed in found.values() if listed)
+        click.echo(f"{plural(len(found), 'robots.txt file')} checked: "
+                   + (f"{plural(len(problems), 'problem')} in {plural(bad, 'file')}" if problems else "no problems"))
+    sys.exit(EXIT_FAILURE if problems else EXIT_OK)
+
+
 @click.command("robots")
 @click.argument("target", metavar="FILE|SITE")
 @click.argument("urls", nargs=-1, metavar="[URL]...")
@@ -52,6 +82,13 @@ def _render(report: RobotsCheck) -> None:
                    "already listed are left alone.")
 @click.option("--check", "check", is_flag=True,
               help="Fetch SITE's live robots.txt and check the sitemaps it lists (and those it misses).")
+@click.option("--lint", "lint", is_flag=True,
+              help="Check robots.txt files on disk (FILE and every further argument; nothing is fetched): their "
+                   "Sitemap: lines must be absolute http(s) URLs, well formed, listed once. Exit 1 on any problem. "
+                   "The sitemapkit-robots pre-commit hook runs this.")
+@click.option("--base-url", metavar="URL", default=None,
+              help="With --lint: where the folder holding each robots.txt is served (the site root); listed "
+                   "sitemaps under it must exist in that folder (SM543).")
 @click.option("--agent", default="*", show_default=True, metavar="NAME",
               help="With --check: the user agent whose robots.txt rules decide whether a sitemap is allowed.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
@@ -59,8 +96,8 @@ def _render(report: RobotsCheck) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress on standard error.")
 @fetch_options
 def robots(target: str, urls: tuple[str, ...], add: bool, check: bool, agent: str, fmt: str, quiet: bool,
-           **fetch: Any) -> None:
-    """Add Sitemap: lines to a robots.txt file, or check a site's live robots.txt.
+           lint: bool = False, base_url: str | None = None, **fetch: Any) -> None:
+    """Add Sitemap: lines to a robots.txt file, check a site's live robots.txt, or check robots.txt files on disk.
 
     With --add, FILE keeps every group, comment and line ending as it was; new lines go at the end after a
     blank line (never inside a group) and the file is replaced atomically. A URL already listed is compared
@@ -70,14 +107,24 @@ def robots(target: str, urls: tuple[str, ...], add: bool, check: bool, agent: st
     reachable, really a sitemap and allowed by the rules, which Sitemap: lines are relative or malformed,
     and which sitemaps discovery finds that robots.txt does not list. Exit status 1 when errors were found.
 
+    With --lint, every argument is a robots.txt file on disk (as a pre-commit hook passes them): each
+    Sitemap: line is checked as above without fetching anything, a file listing no sitemap is reported, and
+    with --base-url each listed sitemap under it must exist next to robots.txt. One FILE:LINE: line per
+    problem; exit status 1 when any was found.
+
     \b
     Example:
       sitemapkit robots public/robots.txt --add https://example.com/sitemap.xml
       sitemapkit robots https://example.com/ --check
       sitemapkit robots https://example.com/ --check --format json
+      sitemapkit robots --lint public/robots.txt --base-url https://example.com/
     """
-    if add == check:
-        raise click.UsageError("give exactly one of --add (with URLs) or --check")
+    if add + check + lint != 1:
+        raise click.UsageError("give exactly one of --add (with URLs), --check or --lint")
+    if base_url is not None and not lint:
+        raise click.UsageError("--base-url goes with --lint")
+    if lint:
+        _lint((target, *urls), base_url, fmt)
     if add:
         if not urls:
             raise click.UsageError("--add needs at least one sitemap URL")

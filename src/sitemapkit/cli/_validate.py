@@ -21,8 +21,10 @@ from sitemapkit.core import ConfigurationError, InputError, Severity
 from sitemapkit.validate import (
     MAX_PROBLEMS_PER_CODE,
     ValidateProgress,
+    format_github,
     format_json,
     format_junit,
+    format_sarif,
     format_text,
     validate_sitemaps,
 )
@@ -61,8 +63,11 @@ class _Counts:
 @click.option("--profile", type=click.Choice(["sitemaps", "google"]), default="google", show_default=True,
               help="sitemaps: the protocol and the official XSDs; google: also Google's rules (image, video, "
                    "news, hreflang).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
-              help="text: compiler-style lines and a summary; json: one object; junit: JUnit XML for CI.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github", "sarif"]), default="text",
+              show_default=True,
+              help="text: compiler-style lines and a summary; json: one object; junit: JUnit XML for CI; github: "
+                   "GitHub Actions annotations (::error file=...,line=...::); sarif: SARIF 2.1.0 for code scanning. "
+                   "Paths in github and sarif are relative to the working directory.")
 @click.option("--now", metavar="DATETIME", default=None,
               help="Reference time for future dates and news age (default: the current time), e.g. "
                    "2024-05-01T12:00:00Z.")
@@ -100,6 +105,8 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
     Example:
       sitemapkit validate public/ --base-url https://example.org/
       sitemapkit validate public/ --format junit > sitemap-report.xml
+      sitemapkit validate public/ --format github
+      sitemapkit validate public/ --format sarif > sitemapkit.sarif
       sitemapkit validate https://example.org/sitemap.xml --fail-on warning
     """
     check_sources(sources, stdin=False)
@@ -120,6 +127,10 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
         out = format_json(report)
     elif fmt == "junit":
         out = format_junit(report)
+    elif fmt == "github":
+        out = format_github(report)
+    elif fmt == "sarif":
+        out = format_sarif(report)
     else:
         out = format_text(report)
     sys.stdout.write(out)

@@ -35,7 +35,7 @@ from sitemapkit.core import (
     redact_credentials,
 )
 from sitemapkit.generator._inputs import iter_generate_runs
-from sitemapkit.generator._site import Exclusion, SiteRun, SiteState
+from sitemapkit.generator._site import LASTMOD_SOURCES, Exclusion, SiteRun, SiteState
 from sitemapkit.write import (
     MANIFEST_NAME,
     SM606,
@@ -61,7 +61,9 @@ class GenerateResult:
     number of problems of each code and ``problems`` the first :data:`CAP` of each; ``excluded`` counts the pages
     of site folders left out per reason (``robots``, ``noindex``, ``canonical``); ``changed`` lists the URLs
     whose content is new or changed since the last run (with a ``state``); ``partitions`` is the number of
-    partitions written in parallel (0 for a single-process run).
+    partitions written in parallel (0 for a single-process run). With ``lastmod="git"``, ``lastmod_counts``
+    holds the pages dated by git (``"git"``) and those that fell back per reason, ``lastmod_summary`` says so in
+    a line and ``shallow_warning`` names a shallow clone (None when there is none).
 
     Example: ``result = generate(["urls.txt"], "public/", base_url="https://example.com/")``, then
     ``result.manifest.urls`` and, for the lines skipped, ``result.errors`` and ``result.problems``."""
@@ -73,6 +75,9 @@ class GenerateResult:
     excluded: dict[str, int] = field(default_factory=dict)
     changed: tuple[str, ...] = ()
     partitions: int = 0
+    lastmod_counts: dict[str, int] = field(default_factory=dict)
+    lastmod_summary: str | None = None
+    shallow_warning: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -108,6 +113,7 @@ class Generation:
         exclude: Sequence[str] = (),
         allow_cross_host: bool = False,
         state: str | os.PathLike[str] | None = None,
+        lastmod: str = "mtime",
         workers: int | None = None,
         scheduler: str | None = None,
         stdin: BinaryIO | None = None,
@@ -128,6 +134,9 @@ class Generation:
         self.exclude = tuple(exclude)
         self.allow_cross_host = allow_cross_host
         self.state_path = state
+        self.lastmod = lastmod
+        if lastmod not in LASTMOD_SOURCES:
+            raise ConfigurationError(f"lastmod must be one of {', '.join(LASTMOD_SOURCES)}, got {lastmod!r}")
         self.workers = workers
         self.scheduler = scheduler
         self.stdin = stdin
@@ -158,7 +167,7 @@ class Generation:
                                                  **self.writer_kwargs)
         hosts = None if self.allow_cross_host else HostCheck(self.base_url)
         site = SiteRun(SiteState.load(self.state_path) if self.state_path is not None else None,
-                       on_excluded=self.on_excluded, on_note=self.on_note)
+                       on_excluded=self.on_excluded, on_note=self.on_note, lastmod=self.lastmod)
         report = self._report
         runs = iter_generate_runs(self.inputs, base_url=self.base_url, include=self.include, exclude=self.exclude,
                                   skip_files=_own_files(self.out_dir), stdin=self.stdin, site=site)
@@ -184,10 +193,12 @@ class Generation:
         assert manifest is not None
         if site.state is not None:  # published: the next run compares with this one
             site.state.save()
+        summary, shallow = site.lastmod_report()
         return GenerateResult(
             manifest=_without_dupe_noise(manifest) if self.writer_kwargs["dedupe"] else manifest,
             errors=self._tally.errors, counts=dict(self._tally.counts), problems=tuple(self._tally.kept),
-            excluded=dict(site.excluded), changed=tuple(site.state.changed) if site.state is not None else ())
+            excluded=dict(site.excluded), changed=tuple(site.state.changed) if site.state is not None else (),
+            lastmod_counts=dict(site.lastmod_counts), lastmod_summary=summary, shallow_warning=shallow)
 
     def _report(self, problem: Problem) -> None:
         self._tally(problem)
@@ -202,7 +213,8 @@ class Generation:
             raise ConfigurationError(f"{not_data[0]} is not partitioned data: with workers or a scheduler every "
                                      "input is a Parquet dataset or a folder of CSV / JSONL files")
         used = [name for name, value in (("include", self.include), ("exclude", self.exclude),
-                                         ("state", self.state_path)) if value]
+                                         ("state", self.state_path),
+                                         ("lastmod git", self.lastmod == "git")) if value]
         if used:
             raise ConfigurationError(f"{', '.join(used)} do not apply to partitioned data")
         if self.workers is not None and self.workers < 1:
@@ -240,8 +252,10 @@ def generate(
     Options: ``gzip``, ``max_urls``, ``max_bytes``, ``formats`` (``xml``, ``txt``, ``html``), ``xsl``,
     ``dedupe``; ``include`` / ``exclude`` (globs on file or URL paths); ``allow_cross_host`` (write URLs on other
     hosts than ``base_url``; else reported as SM608 and skipped); ``state`` (a JSON file: lastmod of site pages
-    moves only when their content does); ``workers`` / ``scheduler`` (partitioned data); callbacks
-    ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and ``on_note(str)``.
+    moves only when their content does); ``lastmod`` (``"mtime"``, or ``"git"``: site pages dated by the last
+    commit that touched their file, falling back per file to ``state`` or the modification time); ``workers`` /
+    ``scheduler`` (partitioned data); callbacks ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and
+    ``on_note(str)``.
 
     Example: ``result = generate(["urls.csv"], "public/", base_url="https://example.com/", gzip=True)``, then
     ``result.manifest.entry_point`` and ``result.errors``.

@@ -20,6 +20,12 @@ each URL's content fingerprint and lastmod. A page seen for the first time gets 
 unchanged page keeps its recorded lastmod however often it is rebuilt (touched); a changed page gets its file's
 modification time (or the run's time when that is not later than the recorded lastmod). Without ``--state``
 lastmod is the file's modification time, as before.
+
+Lastmod from git (``--lastmod git``, ``generator/_gitdates.py``): a page's lastmod is the committer date of the
+last commit that touched its file, read for the whole folder in one pass. A file git cannot date (never
+committed, changed since its last commit, a folder outside a repository) falls back to what the run does
+without git (the ``--state`` fingerprint, else the modification time); each fallback is counted per reason and
+the first :data:`SHOWN` of each are handed to ``on_note``. A shallow clone is named in :meth:`SiteRun.lastmod_report`.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from sitemapkit.core import (
     UrlEntry,
     atomic_text,
 )
+from sitemapkit.generator._gitdates import GitDates, read_git_dates
 from sitemapkit.write import SM610, InputItem, iter_input
 
 if TYPE_CHECKING:
@@ -52,7 +59,10 @@ if TYPE_CHECKING:
 # The crawler's HTML extraction and fetch's robots.txt are imported where a site folder is read: generate on a URL
 # list starts without them (and without aiohttp, which importing those packages loads).
 
-__all__ = ["SHOWN", "Exclusion", "SiteRun", "SiteState", "iter_static_site"]
+__all__ = ["LASTMOD_SOURCES", "SHOWN", "Exclusion", "SiteRun", "SiteState", "iter_static_site"]
+
+#: Where a site page's lastmod comes from: the file's modification time (the default) or its git history.
+LASTMOD_SOURCES = ("mtime", "git")
 
 #: Excluded pages listed per reason before the rest are only counted.
 SHOWN = 20
@@ -111,6 +121,14 @@ class SiteState:
         self.pages[url] = (fingerprint, lastmod)
         return lastmod
 
+    def record(self, url: str, fingerprint: str, lastmod: str) -> str:
+        """Keep ``lastmod`` (dated by git) for the page, with its fingerprint, for :meth:`save`."""
+        previous = self.pages.get(url)
+        if previous is None or previous[0] != fingerprint:
+            self.changed.append(url)
+        self.pages[url] = (fingerprint, lastmod)
+        return lastmod
+
     def save(self) -> None:
         data = {"format": _STATE_FORMAT, "version": _STATE_VERSION,
                 "pages": {url: {"fingerprint": fp, "lastmod": lm} for url, (fp, lm) in sorted(self.pages.items())}}
@@ -143,12 +161,57 @@ class SiteRun:
     ``on_excluded``) and the notes (``on_note``: something about the input that is neither a page nor an error)."""
 
     def __init__(self, state: SiteState | None = None, *, on_excluded: Callable[[Exclusion], None] | None = None,
-                 on_note: Callable[[str], None] | None = None) -> None:
+                 on_note: Callable[[str], None] | None = None, lastmod: str = "mtime") -> None:
+        if lastmod not in LASTMOD_SOURCES:
+            raise ConfigurationError(f"lastmod must be one of {', '.join(LASTMOD_SOURCES)}, got {lastmod!r}")
         self.state = state
         self.observed = LastMod.of(datetime.now(UTC).replace(microsecond=0)).text
         self.excluded: dict[str, int] = {}
+        self.lastmod = lastmod
+        #: With lastmod="git": pages dated by git ("git"), and those that fell back, per reason.
+        self.lastmod_counts: dict[str, int] = {}
+        self.shallow_pages = 0
+        self._git: dict[str, GitDates] = {}
         self._on_excluded = on_excluded
         self._on_note = on_note
+
+    def git_dates(self, root: str) -> GitDates:
+        """The git dates of site folder ``root``, read once per run."""
+        dates = self._git.get(root)
+        if dates is None:
+            dates = self._git[root] = read_git_dates(root)
+            if dates.error is not None:
+                self.note(f"--lastmod git: {root}: {dates.error}; its pages fall back to "
+                          f"{'the --state fingerprints' if self.state is not None else 'the modification time'}")
+        return dates
+
+    def git_fallback(self, path: str, reason: str) -> None:
+        n = self.lastmod_counts.get(reason, 0) + 1
+        self.lastmod_counts[reason] = n
+        if n <= SHOWN:
+            fallback = "--state" if self.state is not None else "mtime"
+            self.note(f"lastmod of {path} from {fallback}, not git: {reason}")
+
+    def lastmod_report(self) -> tuple[str | None, str | None]:
+        """With lastmod="git": the summary line (pages dated by git, fallbacks per reason) and the shallow-clone
+        warning, each None when there is nothing to say."""
+        if self.lastmod != "git":
+            return None, None
+        dated = self.lastmod_counts.get("git", 0)
+        fell = {k: v for k, v in self.lastmod_counts.items() if k != "git"}
+        summary = f"lastmod from git for {dated:,} page{'s' if dated != 1 else ''}"
+        if fell:
+            fallback = "--state" if self.state is not None else "the modification time"
+            summary += (f"; {sum(fell.values()):,} from {fallback}: "
+                        + ", ".join(f"{n:,} {reason}" for reason, n in sorted(fell.items())))
+        warning = None
+        shallow = sorted(str(d.root) for d in self._git.values() if d.shallow)
+        if shallow:
+            warning = (f"{', '.join(shallow)} is a shallow clone: {self.shallow_pages:,} page"
+                       f"{'s' if self.shallow_pages != 1 else ''} dated by its oldest commit (the real last change "
+                       "may be older); fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in "
+                       "actions/checkout)")
+        return summary, warning
 
     def exclude(self, path: str, url: str, reason: Reason, detail: str) -> None:
         n = self.excluded.get(reason.value, 0) + 1
@@ -230,8 +293,19 @@ def iter_static_site(root: str, *, base_url: str, include: Sequence[str], exclud
                 if canonical != norm.normalize(loc):
                     loc = canonical  # the same file, spelled as the page says it should be
         lastmod = entry.lastmod.text if entry.lastmod is not None else None
-        if run.state is not None:
+        dated = None
+        if run.lastmod == "git":
+            found = run.git_dates(root).lookup(path)
+            dated = found.lastmod
+            if dated is None:
+                run.git_fallback(path, found.reason or "no date")
+            else:
+                run.lastmod_counts["git"] = run.lastmod_counts.get("git", 0) + 1
+                run.shallow_pages += found.shallow
+        if dated is not None:
+            lastmod = dated if run.state is None else run.state.record(loc, info.fingerprint, dated)
+        elif run.state is not None:
             lastmod = run.state.lastmod(loc, info.fingerprint, lastmod, run.observed)
-        if loc != entry.loc or run.state is not None:
+        if loc != entry.loc or run.state is not None or dated is not None:
             entry = UrlEntry(loc, lastmod=lastmod)
         yield entry, location

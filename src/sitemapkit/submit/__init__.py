@@ -5,7 +5,8 @@
 - :func:`submit` tells search engines: IndexNow (batches by host, key file checked first), Google Search Console
   (``sitemaps.submit`` with a service account) and WebSub hubs; with a :class:`SubmitState` only what changed since
   the last run is sent. :func:`new_key` / :func:`write_key_file` make an IndexNow key;
-- :func:`add_sitemaps` adds ``Sitemap:`` lines to a robots.txt file; :func:`check_site` checks a live one.
+- :func:`add_sitemaps` adds ``Sitemap:`` lines to a robots.txt file; :func:`check_site` checks a live one;
+  :func:`lint_robots_file` checks one on disk (its ``Sitemap:`` lines, and the sitemaps they name in its folder).
 
 Nothing here sends anything unless called to.
 """
@@ -27,6 +28,7 @@ from sitemapkit.submit._indexnow import (
 from sitemapkit.submit._results import SubmitResult
 from sitemapkit.submit._robotscheck import ListedSitemap, RobotsCheck, check_robots, check_site
 from sitemapkit.submit._robotsfile import RobotsEdit, add_sitemaps
+from sitemapkit.submit._robotslint import SM543, lint_robots_file
 from sitemapkit.submit._searchconsole import DEFAULT_API_ROOT, ServiceAccount
 from sitemapkit.submit._state import SubmitState
 from sitemapkit.submit._submit import SubmitOptions, SubmitReport, submit, submit_published
@@ -38,6 +40,7 @@ __all__ = [
     "DIFF_FORMATS",
     "FIELDS",
     "MAX_BATCH",
+    "SM543",
     "Change",
     "DiffCounts",
     "IndexNowBatch",
@@ -57,6 +60,7 @@ __all__ = [
     "diff_sources",
     "feed_links",
     "link_header_links",
+    "lint_robots_file",
     "new_key",
     "plan_batches",
     "submit",

@@ -15,6 +15,7 @@ from sitemapkit.validate._driver import (
     validate_bytes,
     validate_sitemaps,
 )
+from sitemapkit.validate._formats import format_github, format_sarif
 from sitemapkit.validate._report import format_json, format_junit, format_text
 
 __all__ = [
@@ -23,8 +24,10 @@ __all__ = [
     "Profile",
     "ValidateProgress",
     "ValidationReport",
+    "format_github",
     "format_json",
     "format_junit",
+    "format_sarif",
     "format_text",
     "validate_bytes",
     "validate_sitemaps",
