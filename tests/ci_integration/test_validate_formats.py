@@ -171,9 +171,10 @@ def test_sarif_against_the_official_schema_when_given(tmp_path: Path) -> None:
     to validate a log with every kind of location against it."""
     import os
 
-    schema_path = os.environ.get("SITEMAPKIT_SARIF_SCHEMA")
+    fetched = Path(__file__).resolve().parents[2] / ".ci" / "cache" / "sarif-2.1.0-rtm.5.json"  # by .ci/run
+    schema_path = os.environ.get("SITEMAPKIT_SARIF_SCHEMA") or (str(fetched) if fetched.is_file() else "")
     if not schema_path:
-        pytest.skip("SITEMAPKIT_SARIF_SCHEMA is not set (the path of the official sarif-schema-2.1.0.json)")
+        pytest.skip("the official SARIF 2.1.0 schema is not here (.ci/run fetches it; or set SITEMAPKIT_SARIF_SCHEMA)")
     jsonschema = pytest.importorskip("jsonschema")
     _site(tmp_path)
     res = run_cli(["validate", "public", "--format", "sarif", "--now", NOW], cwd=tmp_path)
