@@ -126,17 +126,25 @@ def test_one_page_in_all_is_served_as_sitemap_xml_like_the_writer(tmp_path: Path
 def test_index_lists_every_page_with_its_newest_lastmod() -> None:
     entries = [UrlEntry(f"{BASE}p/{i}", lastmod=f"2024-01-{i + 1:02d}") for i in range(25)]
     rows = Rows(entries)
+    clock = [0.0]
     svc = SitemapService(BASE, {"products": rows.source(stats=True), "pages": lambda: iter(entries[:2])},
-                         max_urls=10)
+                         max_urls=10, ttl=60, clock=lambda: clock[0])
     reply = svc.respond("GET", "sitemap.xml", {})
     body = reply.read().decode()
     assert body.count("<sitemap>") == 4
     assert f"<loc>{BASE}sitemap-products-3.xml</loc><lastmod>2024-01-25</lastmod>" in body
     assert f"<loc>{BASE}sitemap-pages-1.xml</loc></sitemap>" in body  # no stats hook: no lastmod to tell
     assert reply.header("Last-Modified") == "Thu, 25 Jan 2024 00:00:00 GMT"
+    # A page's listed lastmod is its summary read at most ttl ago, or at the page's last render
     rows.rows[260] = UrlEntry(f"{BASE}p/new", lastmod="2024-02-01")
+    rows.rows[150] = UrlEntry(f"{BASE}p/changed", lastmod="2024-03-01")
+    svc.respond("GET", "sitemap-products-3.xml", {}).read()
     body = svc.respond("GET", "sitemap.xml", {}).read().decode()
-    assert f"<loc>{BASE}sitemap-products-3.xml</loc><lastmod>2024-02-01</lastmod>" in body  # at the next request
+    assert f"<loc>{BASE}sitemap-products-3.xml</loc><lastmod>2024-02-01</lastmod>" in body
+    assert f"<loc>{BASE}sitemap-products-2.xml</loc><lastmod>2024-01-20</lastmod>" in body
+    clock[0] = 61.0
+    body = svc.respond("GET", "sitemap.xml", {}).read().decode()
+    assert f"<loc>{BASE}sitemap-products-2.xml</loc><lastmod>2024-03-01</lastmod>" in body
 
 
 def test_iterable_sections_page_by_position() -> None:

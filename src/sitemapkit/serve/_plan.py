@@ -213,24 +213,6 @@ def _same_form(a: str, b: str) -> bool:
     return len(a) == len(b) and (len(a) <= 10 or a[-1] == b[-1] == "Z" or (a[-6] in "+-" and a[-6:] == b[-6:]))
 
 
-class _Chunks:
-    """A sink that keeps what the writer flushed, for the caller to take."""
-
-    __slots__ = ("chunks",)
-
-    def __init__(self) -> None:
-        self.chunks: list[bytes] = []
-
-    def write(self, data: bytes, /) -> int:
-        self.chunks.append(data)
-        return len(data)
-
-    def take(self) -> bytes:
-        data = b"".join(self.chunks)
-        self.chunks.clear()
-        return data
-
-
 def urlset_bytes(entries: list[UrlEntry], used: int, stylesheet: str | None = None) -> bytes:
     """A whole urlset in memory (small documents and tests)."""
     out = io.BytesIO()
@@ -297,6 +279,23 @@ class RenderedPage:
         self._body.close()
 
 
+class _Spool:
+    """The writer's sink for one page: bytes hashed and kept in a spooled buffer (the root is not recorded)."""
+
+    __slots__ = ("body", "hasher", "recording")
+
+    def __init__(self) -> None:
+        self.body: tempfile.SpooledTemporaryFile[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - handed to the page, which closes it
+        self.hasher = hashlib.blake2b(digest_size=16)
+        self.recording = False
+
+    def write(self, data: bytes, /) -> int:
+        if self.recording:
+            self.hasher.update(data)
+            self.body.write(data)
+        return len(data)
+
+
 def render_page(name: str, source: Source, rng: PageRange, limits: Limits,
                 stylesheet: str | None = None) -> RenderedPage:
     """Render page ``rng`` from the source as it is now, within ``limits``.
@@ -304,18 +303,33 @@ def render_page(name: str, source: Source, rng: PageRange, limits: Limits,
     Rows are fetched from ``rng.after`` in chunks of ``max_urls + 1`` until the range ends (past ``rng.last``),
     the rows end, or a limit is reached with rows still to come (``full``). Invalid entries are skipped (logged),
     as is an entry too large for any page. Bytes are identical to what ``write_sitemaps`` writes for the same
-    entries: the root declares exactly the extensions the page uses."""
-    sink = _Chunks()
+    entries: the root declares exactly the extensions the page uses. Entries stream through the writer without
+    a check per entry; a page that reaches the byte limit (rare: 50 MiB) is rendered again with the count that
+    fits."""
+    cap = limits.max_urls
+    skip: set[Any] = set()
+    for _ in range(8):
+        result = _render(name, source, rng, limits, stylesheet, cap, skip)
+        if isinstance(result, RenderedPage):
+            return result
+        cap, giant = result
+        if giant is not None:
+            skip.add(giant)
+    raise ConfigurationError(f"section {name!r}: page {rng.number} kept changing size while it was rendered")
+
+
+def _render(name: str, source: Source, rng: PageRange, limits: Limits, stylesheet: str | None, cap: int,
+            skip: set[Any]) -> RenderedPage | tuple[int, Any]:
+    """One rendering pass: the page, or (the count that fits, a key too large for any page or None) when the
+    byte limit was passed."""
+    spool = _Spool()
     # Rendered with every namespace declared: an entry's text is then the same as in a page whose root declares
     # exactly what the page uses (which is what a served page, and a written file, declares).
-    writer = UrlsetWriter(sink, namespaces=Extension.ALL, stylesheet=stylesheet)
+    writer = UrlsetWriter(spool, namespaces=Extension.ALL, stylesheet=stylesheet)
     writer.flush()
-    overhead = len(sink.take()) + len(_FOOTER)  # the worst-case root, as the writer reckons
+    overhead = writer.bytes_written + len(_FOOTER)  # the worst-case root, as the writer reckons
+    spool.recording = True
     max_urls, max_bytes, max_news = limits.max_urls, limits.max_bytes, limits.max_news
-    body: tempfile.SpooledTemporaryFile[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - handed to the page, which closes it
-    hasher = hashlib.blake2b(digest_size=16)
-    batch: list[bytes] = []
-    batched = 0
     size = overhead
     count = news = used = rows = 0
     newest: LastMod | None = None
@@ -336,29 +350,24 @@ def render_page(name: str, source: Source, rng: PageRange, limits: Limits,
                         fetched = -1  # the range ended
                         break
                     rows += 1
+                    is_news = entry.news is not None
+                    if count >= cap or (is_news and news >= max_news):
+                        full = True
+                        break
+                    if key in skip:
+                        continue
                     try:
                         esize = writer.write(entry)
                     except InvalidEntryError as exc:
                         log.warning("section %r, key %r: %s (entry skipped)", name, key, exc)
                         continue
-                    writer.flush()
-                    text = sink.take()
-                    is_news = entry.news is not None
-                    if count >= max_urls or size + esize > max_bytes or (is_news and news >= max_news):
+                    if size + esize > max_bytes:
+                        spool.body.close()
                         if esize + overhead > max_bytes:
                             log.warning("section %r, key %r: the entry is %d bytes as XML and cannot fit in a "
                                         "sitemap of %d bytes (entry skipped)", name, key, esize, max_bytes)
-                            continue
-                        full = True
-                        break
-                    batch.append(text)
-                    batched += esize
-                    if batched >= _CHUNK:
-                        data = b"".join(batch)
-                        hasher.update(data)
-                        body.write(data)
-                        batch.clear()
-                        batched = 0
+                            return count, key
+                        return count, None
                     count += 1
                     size += esize
                     end = key
@@ -374,12 +383,10 @@ def render_page(name: str, source: Source, rng: PageRange, limits: Limits,
                     close()
             if fetched <= max_urls:  # the rows or the range ended
                 break
-        data = b"".join(batch)
-        hasher.update(data)
-        body.write(data)
+        writer.flush()
         header = urlset_header(used, stylesheet)
     except BaseException:
-        body.close()
+        spool.body.close()
         raise
-    return RenderedPage(body, header, count=count, rows=rows, used=used, digest=hasher.hexdigest(),
+    return RenderedPage(spool.body, header, count=count, rows=rows, used=used, digest=spool.hasher.hexdigest(),
                         newest=newest, end=end, full=full, size=size - overhead + len(header) + len(_FOOTER))

@@ -56,7 +56,7 @@ class _Seen:
 
 
 class _Section:
-    __slots__ = ("bounds", "name", "seen", "source", "stats")
+    __slots__ = ("bounds", "listed", "name", "seen", "source", "stats")
 
     def __init__(self, name: str, source: Source, limits: Limits) -> None:
         self.name = name
@@ -64,6 +64,8 @@ class _Section:
         self.bounds = Bounds(name, source, limits.max_urls)
         self.stats = stats_hook(source)
         self.seen: dict[int, _Seen] = {}
+        #: Each page's newest lastmod for the index, from ``stats`` (or its last render), and when it was read
+        self.listed: dict[PageRange, tuple[float, LastMod | None]] = {}
 
 
 def _lastmod(value: Any) -> LastMod | None:
@@ -150,6 +152,7 @@ class SitemapService:
         sec.bounds.reset()
         with self._seen_lock:
             sec.seen.clear()
+            sec.listed.clear()
 
     def page_ranges(self, section: str) -> list[PageRange]:
         """The section's pages now (the last page's keys read again)."""
@@ -243,8 +246,11 @@ class SitemapService:
                 sec.bounds.cut(rng, page.end)
                 rng = PageRange(n, rng.after, page.end)
             if stats is not None:
+                now = self._clock()
                 with self._seen_lock:
-                    sec.seen[n] = _Seen(rng, stats, page.etag, page.newest, self._clock())
+                    sec.seen[n] = _Seen(rng, stats, page.etag, page.newest, now)
+                    if not page.full:
+                        sec.listed[rng] = (now, _lastmod(stats[1]))
             return rng, page
         raise RuntimeError(f"section {sec.name!r} page {n}: its boundaries kept moving")
 
@@ -289,9 +295,24 @@ class SitemapService:
                                 modified_since=False)
         return represent(method, headers, meta, data, self._extra())
 
+    def _listed(self, sec: _Section, rng: PageRange) -> LastMod | None:
+        """A page's newest lastmod for the index: its ``stats`` as read at most ``ttl`` seconds ago (or at its
+        last render), so an index of a 1,000-page section does not scan the whole table on every request."""
+        if sec.stats is None:
+            return None
+        now = self._clock()
+        cached = sec.listed.get(rng)
+        if cached is not None and (self.ttl is None or now - cached[0] <= self.ttl):
+            return cached[1]
+        stats = self._stats(sec, rng)
+        newest = _lastmod(stats[1]) if stats is not None else None
+        with self._seen_lock:
+            sec.listed[rng] = (now, newest)
+        return newest
+
     def _index_document(self, pages: list[tuple[str, PageRange]]) -> tuple[bytes, ResourceMeta]:
         """The index, made for this request: each page's newest lastmod comes from its source's ``stats``
-        (listed only for sections that have the hook, never later than now)."""
+        (listed only for sections that have the hook, at most ``ttl`` seconds old, never later than now)."""
         if len(pages) > MAX_INDEX_ENTRIES:
             raise ConfigurationError(f"{len(pages)} pages exceed the {MAX_INDEX_ENTRIES} a sitemap index may list")
         out = io.BytesIO()
@@ -299,13 +320,17 @@ class SitemapService:
         newest: LastMod | None = None
         now = self._now().astimezone(UTC)
         for name, rng in pages:
-            stats = self._stats(self._sections[name], rng)
-            lastmod = _lastmod(stats[1]) if stats is not None else None
+            lastmod = self._listed(self._sections[name], rng)
             if lastmod is not None and instant(lastmod) > now:
                 lastmod = LastMod.of(now.replace(microsecond=0))
             w.write(SitemapRef(self.page_url(name, rng.number), lastmod))
             newest = newest_of(newest, lastmod)
         w.close()
+        current = set(pages)
+        with self._seen_lock:
+            for sec in self._sections.values():
+                for rng in [r for r in sec.listed if (sec.name, r) not in current]:
+                    del sec.listed[rng]
         data = out.getvalue()
         etag = f'"{hashlib.blake2b(data, digest_size=16).hexdigest()}"'
         return data, ResourceMeta(etag, self._not_after_now(newest), length=len(data), modified_since=False)
