@@ -6,10 +6,11 @@ SQLite under uvicorn in test_live_uvicorn.py."""
 from __future__ import annotations
 
 import re
+import threading
 from datetime import UTC, datetime
 
 from sitemapkit.core import UrlEntry
-from sitemapkit.serve import SitemapService
+from sitemapkit.serve import KeysetSource, SitemapService
 from tests.serve.test_plan import BASE, Rows
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -183,3 +184,26 @@ def test_if_modified_since_alone_never_gives_a_304_for_a_live_page() -> None:
     status, _etag, body = _get(svc, "sitemap-p-1.xml", If_Modified_Since=last)
     assert status == 200
     assert f"{BASE}p/4" not in _locs(body)
+
+
+def test_a_page_with_known_boundaries_does_not_wait_for_another_requests_walk() -> None:
+    rows = _rows(30)
+    entered, gate = threading.Event(), threading.Event()
+
+    def keys(after: int | None, limit: int) -> list[int]:
+        if after == 100:  # the walk past page 1 waits here until the test lets it go
+            entered.set()
+            assert gate.wait(10)
+        return rows.keys(after, limit)
+
+    svc = SitemapService(BASE, {"p": KeysetSource(rows, keys=keys)}, max_urls=10)
+    assert _get(svc, "sitemap-p-1.xml")[0] == 200  # page 1's boundary is known
+    walker = threading.Thread(target=lambda: _get(svc, "sitemap-p-3.xml"))
+    walker.start()
+    try:
+        assert entered.wait(10)
+        assert _get(svc, "sitemap-p-1.xml")[0] == 200  # answered while the walk is held
+    finally:
+        gate.set()
+        walker.join(10)
+    assert _get(svc, "sitemap.xml")[2].count(b"<sitemap>") == 3

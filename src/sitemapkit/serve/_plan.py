@@ -91,9 +91,12 @@ def _check_order(section: str, prev: Any, key: Any) -> None:
 
 
 class Bounds:
-    """The page boundaries of one section, found from keys as far as asked (thread-safe)."""
+    """The page boundaries of one section, found from keys as far as asked (thread-safe).
 
-    __slots__ = ("_cuts", "_lock", "_tail_rows", "_walked", "max_urls", "name", "source")
+    Keys are read outside the lock that guards the boundaries (one walker at a time, under its own lock), so a
+    request for a page whose boundaries are known never waits for a long first walk."""
+
+    __slots__ = ("_cuts", "_gen", "_lock", "_tail_rows", "_walk_lock", "_walked", "max_urls", "name", "source")
 
     def __init__(self, name: str, source: Source, max_urls: int) -> None:
         self.name = name
@@ -102,22 +105,31 @@ class Bounds:
         self._cuts: list[Any] = []  # the last key of each closed page
         self._walked = False  # the keys after the last cut were seen to fit in one page
         self._tail_rows = 0  # how many keys they were then
+        self._gen = 0  # changes whenever a boundary is cut, merged or forgotten
         self._lock = threading.Lock()
+        self._walk_lock = threading.Lock()
 
     def _step(self) -> None:
-        """Read the keys after the last boundary: a boundary more if they fill a page, else the tail's size."""
-        after = self._cuts[-1] if self._cuts else None
+        """Read the keys after the last boundary: a boundary more if they fill a page, else the tail's size.
+        Called with the walk lock held; the keys are read without the boundaries' lock."""
+        with self._lock:
+            after = self._cuts[-1] if self._cuts else None
+            gen = self._gen
         keys = source_keys(self.source, after, self.max_urls + 1)
         if keys:
             _check_order(self.name, after, keys[0])
             if len(keys) > 1:
                 _check_order(self.name, keys[0], keys[-1])
-        if len(keys) > self.max_urls:
-            self._cuts.append(keys[self.max_urls - 1])
-            self._walked = False
-        else:
-            self._walked = True
-            self._tail_rows = len(keys)
+        with self._lock:
+            if gen != self._gen:  # a render moved the boundaries meanwhile: read again from the new last one
+                return
+            if len(keys) > self.max_urls:
+                self._cuts.append(keys[self.max_urls - 1])
+                self._walked = False
+            else:
+                self._walked = True
+                self._tail_rows = len(keys)
+            self._gen += 1
 
     def _range(self, n: int) -> PageRange | None:
         cuts = self._cuts
@@ -131,22 +143,31 @@ class Bounds:
         """Page ``n``'s range (boundaries found up to it), or ``None`` past the tail. Asking past the known pages
         reads the tail's keys again: rows added since may have filled it."""
         with self._lock:
-            if n > len(self._cuts) + 1:
-                self._walked = False
-            while n > len(self._cuts) and not self._walked:
+            if n <= len(self._cuts):
+                return self._range(n)
+        with self._walk_lock:
+            with self._lock:
+                if n > len(self._cuts) + 1:
+                    self._walked = False
+            while True:
+                with self._lock:
+                    if n <= len(self._cuts) or self._walked:
+                        return self._range(n)
                 self._step()
-            return self._range(n)
 
     def ranges(self) -> list[PageRange]:
         """Every page now: the tail's keys are read again (rows added may have filled it; rows deleted may have
         emptied it, which drops it)."""
-        with self._lock:
-            self._walked = False
-            while not self._walked:
+        with self._walk_lock:
+            with self._lock:
+                self._walked = False
+            while True:
+                with self._lock:
+                    if self._walked:
+                        count = len(self._cuts) + (1 if self._tail_rows else 0)
+                        out = [self._range(n) for n in range(1, count + 1)]
+                        return [r for r in out if r is not None]
                 self._step()
-            count = len(self._cuts) + (1 if self._tail_rows else 0)
-            out = [self._range(n) for n in range(1, count + 1)]
-            return [r for r in out if r is not None]
 
     def _current(self, rng: PageRange) -> bool:
         return self._range(rng.number) == rng
@@ -159,6 +180,7 @@ class Bounds:
                 del self._cuts[rng.number - 1:]
                 self._cuts.append(end)
                 self._walked = False
+                self._gen += 1
 
     def merge(self, rng: PageRange) -> None:
         """Closed page ``rng`` has no rows any more: its boundary goes, the boundaries after it are found again."""
@@ -166,6 +188,7 @@ class Bounds:
             if self._current(rng) and not rng.is_tail:
                 del self._cuts[rng.number - 1:]
                 self._walked = False
+                self._gen += 1
 
     def reset(self) -> None:
         """Forget every boundary (found again from keys on the next request)."""
@@ -173,6 +196,7 @@ class Bounds:
             self._cuts.clear()
             self._walked = False
             self._tail_rows = 0
+            self._gen += 1
 
 
 def entry_flags(entry: UrlEntry) -> int:
