@@ -4,13 +4,14 @@
     python benchmarks/bench_serve_scale.py --rows 50000000 --rounds 1 --sample 8
 
 The table ``products(id INTEGER PRIMARY KEY, slug, updated)`` (the serve tests' schema) is built once into
-``benchmarks/_work/serve/products-<rows>.db`` with one ``INSERT ... WITH RECURSIVE`` (no Python per row). The server
-is ``SitemapService(...).asgi()`` under uvicorn in its own process, over ``ProductFetch`` with its ``keys`` and
-``stats`` hooks (a connection per call), nothing done before listening. Each round starts a fresh server and
-measures, from the moment it listens: the first answer (the index in odd rounds, the last page in even rounds,
-so both are measured cold), then the other one, then a conditional request for the last page with its ETag (a
-304 from ``stats``) and a plain GET of it. Then it fetches ``--sample`` pages spread over the table (first, last,
-in between) and reports the server's peak RSS (VmHWM, from its start: the index walk over every key included).
+``benchmarks/_work/serve/products-<rows>.db`` with one ``INSERT ... WITH RECURSIVE`` (no Python per row). The
+server is ``SitemapService(...).asgi()`` under uvicorn in its own process, over ``ProductFetch`` with its
+``nth_key`` (or, ``--boundary keys``, ``keys``) and ``stats`` hooks (a connection per call), nothing done before
+listening. Each round starts a fresh server and measures, from the moment it listens: the first answer (the
+index in odd rounds, the last page in even rounds, so both are measured cold), then the other one, then a
+conditional request for the last page with its ETag (a 304 from ``stats``) and a plain GET of it. Then it fetches
+``--sample`` pages spread over the table (first, last, in between) and reports the server's peak RSS (VmHWM, from
+its start: the index walk over every key included).
 """
 
 from __future__ import annotations
@@ -58,14 +59,15 @@ def build(path: Path, rows: int) -> float:
     return time.perf_counter() - started
 
 
-def run_server(port: int, db: Path) -> None:
+def run_server(port: int, db: Path, boundary: str) -> None:
     import uvicorn
     from tests.serve.db import ProductFetch
 
     from sitemapkit.serve import SitemapService
 
     base = f"http://127.0.0.1:{port}/"
-    service = SitemapService(base, {"products": ProductFetch(db, base=base).source(stats=True)})
+    source = ProductFetch(db, base=base).source(nth_key=boundary == "nth", stats=True)
+    service = SitemapService(base, {"products": source})
     uvicorn.Server(uvicorn.Config(service.asgi(), host="127.0.0.1", port=port, log_level="warning")).run()
 
 
@@ -94,12 +96,13 @@ def _status_kib(pid: int, field: str) -> int:
     return 0
 
 
-def one_round(db: Path, rows: int, index_first: bool, sample: int) -> dict[str, Any]:
+def one_round(db: Path, rows: int, index_first: bool, sample: int, boundary: str) -> dict[str, Any]:
     pages = -(-rows // PER_PAGE)
     last = f"/sitemap-products-{pages}.xml"
     port = free_port()
     spawned = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--server", "--port", str(port), "--db", str(db)])
+    proc = subprocess.Popen([sys.executable, __file__, "--server", "--port", str(port), "--db", str(db),
+                             "--boundary", boundary])
     try:
         while True:
             try:
@@ -146,26 +149,36 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="fresh servers, alternating index-first/page-first")
     parser.add_argument("--sample", type=int, default=6, help="pages fetched for the memory reading")
     parser.add_argument("--db", type=Path)
+    parser.add_argument("--boundary", choices=("nth", "keys"), default="nth",
+                        help="page boundaries from the nth_key hook (default) or from the keys hook")
     parser.add_argument("--server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     db = args.db or WORK / f"products-{args.rows}.db"
     if args.server:
-        run_server(args.port, db)
+        run_server(args.port, db, args.boundary)
         return
     built = build(db, args.rows)
     if built:
         print(f"built {db} ({args.rows:,} rows, {db.stat().st_size / 2**30:.2f} GiB) in {built:.1f} s",
               file=sys.stderr)
-    print(f"{args.rows:,} rows, {-(-args.rows // PER_PAGE)} pages; {os.cpu_count()} CPUs; "
+    print(f"{args.rows:,} rows, {-(-args.rows // PER_PAGE)} pages; boundaries from {args.boundary}; "
+          f"{os.cpu_count()} CPUs; "
           f"load {os.getloadavg()[0]:.1f}")
     results = []
     for r in range(args.rounds):
-        res = one_round(db, args.rows, index_first=r % 2 == 0, sample=args.sample)
+        res = one_round(db, args.rows, index_first=r % 2 == 0, sample=args.sample, boundary=args.boundary)
         results.append(res)
         print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in res.items()}), flush=True)
-    for key in ("listen_s", "index_s", "page_s", "304_s", "get_last_s", "page_median_s", "peak_mib"):
-        print(f"{key:>14}: median {statistics.median(r[key] for r in results):.3f}")
+    def median(key: str, first: str | None = None) -> str:
+        values = [r[key] for r in results if first is None or r["first"] == first]
+        return f"{statistics.median(values):.3f} (n={len(values)})" if values else "-"
+
+    print(f"{'listen s':>22}: {median('listen_s')}")
+    print(f"{'first answer: index s':>22}: {median('index_s', 'index')}")
+    print(f"{'first answer: page s':>22}: {median('page_s', 'page')}")
+    for key in ("304_s", "get_last_s", "page_median_s", "peak_mib"):
+        print(f"{key:>22}: {median(key)}")
 
 
 if __name__ == "__main__":

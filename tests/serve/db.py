@@ -57,6 +57,15 @@ class ProductFetch:
         finally:
             con.close()
 
+    def nth_key(self, after: int | None, n: int) -> int | None:
+        con = sqlite3.connect(self.path)
+        try:
+            row = con.execute("SELECT id FROM products WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
+                              (after if after is not None else 0, n - 1)).fetchone()
+            return None if row is None else int(row[0])
+        finally:
+            con.close()
+
     def stats(self, after: int | None, last: int | None) -> tuple[int, str | None]:
         con = sqlite3.connect(self.path)
         try:
@@ -67,5 +76,6 @@ class ProductFetch:
         finally:
             con.close()
 
-    def source(self, *, keys: bool = True, stats: bool = False) -> KeysetSource:
-        return KeysetSource(self, keys=self.keys if keys else None, stats=self.stats if stats else None)
+    def source(self, *, keys: bool = True, nth_key: bool = False, stats: bool = False) -> KeysetSource:
+        return KeysetSource(self, keys=self.keys if keys else None, nth_key=self.nth_key if nth_key else None,
+                            stats=self.stats if stats else None)

@@ -9,6 +9,8 @@ import re
 import threading
 from datetime import UTC, datetime
 
+import pytest
+
 from sitemapkit.core import UrlEntry
 from sitemapkit.serve import KeysetSource, SitemapService
 from tests.serve.test_plan import BASE, Rows
@@ -17,10 +19,15 @@ NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def _service(rows: Rows, *, stats: bool = False, clock: list[float] | None = None, max_urls: int = 10,
-             ttl: float | None = 300.0) -> SitemapService:
+             ttl: float | None = 300.0, boundary: str = "keys") -> SitemapService:
+    """``boundary``: how boundaries are read: the ``keys`` hook, the ``nth_key`` hook, or ``fetch`` alone."""
     ticks = clock if clock is not None else [0.0]
-    return SitemapService(BASE, {"p": rows.source(stats=stats)}, max_urls=max_urls, ttl=ttl,
-                          clock=lambda: ticks[0], now=lambda: NOW)
+    source = rows.source(keys=boundary == "keys", nth_key=boundary == "nth", stats=stats)
+    return SitemapService(BASE, {"p": source}, max_urls=max_urls, ttl=ttl, clock=lambda: ticks[0],
+                          now=lambda: NOW)
+
+
+BOUNDARIES = pytest.mark.parametrize("boundary", ["keys", "nth", "fetch"])
 
 
 def _rows(n: int) -> Rows:
@@ -50,10 +57,11 @@ def _check_honest(svc: SitemapService, name: str, old_etag: str, old_body: bytes
     return etag, body
 
 
-def test_changed_deleted_and_added_rows_show_at_the_next_request_with_new_etags() -> None:
+@BOUNDARIES
+def test_changed_deleted_and_added_rows_show_at_the_next_request_with_new_etags(boundary: str) -> None:
     for stats in (False, True):
         rows = _rows(25)
-        svc = _service(rows, stats=stats)
+        svc = _service(rows, stats=stats, boundary=boundary)
         pages = {n: _get(svc, f"sitemap-p-{n}.xml") for n in (1, 2, 3)}
         for n, (status, etag, _body) in pages.items():
             assert status == 200
@@ -71,9 +79,10 @@ def test_changed_deleted_and_added_rows_show_at_the_next_request_with_new_etags(
         assert _locs(b3)[-1] == f"{BASE}added"
 
 
-def test_a_filled_last_page_makes_the_next_appear_in_the_index() -> None:
+@BOUNDARIES
+def test_a_filled_last_page_makes_the_next_appear_in_the_index(boundary: str) -> None:
     rows = _rows(20)  # two full pages
-    svc = _service(rows)
+    svc = _service(rows, boundary=boundary)
     index = _get(svc, "sitemap.xml")[2]
     assert index.count(b"<sitemap>") == 2
     rows.rows[210] = UrlEntry(f"{BASE}added")
@@ -88,9 +97,10 @@ def test_a_filled_last_page_makes_the_next_appear_in_the_index() -> None:
     assert _get(svc, "sitemap.xml")[2].count(b"<sitemap>") == 4
 
 
-def test_rows_inserted_inside_a_page_never_take_it_over_the_limit_and_none_is_lost() -> None:
+@BOUNDARIES
+def test_rows_inserted_inside_a_page_never_take_it_over_the_limit_and_none_is_lost(boundary: str) -> None:
     rows = _rows(30)  # keys 10..300, three full pages
-    svc = _service(rows)
+    svc = _service(rows, boundary=boundary)
     assert [len(_locs(_get(svc, f"sitemap-p-{n}.xml")[2])) for n in (1, 2, 3)] == [10, 10, 10]
     for k in (11, 12, 13):  # inside page 1's range
         rows.rows[k] = UrlEntry(f"{BASE}inserted/{k}")
@@ -105,9 +115,10 @@ def test_rows_inserted_inside_a_page_never_take_it_over_the_limit_and_none_is_lo
     assert len(seen) == len(set(seen)) == 33
 
 
-def test_a_page_whose_rows_were_all_deleted_is_merged_not_served_empty() -> None:
+@BOUNDARIES
+def test_a_page_whose_rows_were_all_deleted_is_merged_not_served_empty(boundary: str) -> None:
     rows = _rows(30)
-    svc = _service(rows)
+    svc = _service(rows, boundary=boundary)
     assert _get(svc, "sitemap.xml")[2].count(b"<sitemap>") == 3
     for k in range(110, 210, 10):  # all of page 2
         del rows.rows[k]
@@ -169,6 +180,12 @@ def test_the_first_answer_reads_keys_and_one_page_of_rows_not_the_table() -> Non
     assert (status, len(_locs(body))) == (200, 10)
     assert rows.calls == [(800, 11)]  # one range of rows: the page's
     assert [after for after, _limit in rows.key_calls] == [None, *range(100, 900, 100)]  # keys up to it only
+    # with nth_key: two seeks per boundary, no key list
+    rows = _rows(95)
+    svc = _service(rows, boundary="nth")
+    assert _get(svc, "sitemap-p-9.xml")[0] == 200
+    assert rows.key_calls[:2] == [(None, -10), (100, -1)]
+    assert len(rows.key_calls) == 2 * 9  # page 9 ends at the ninth boundary: the nth key, then one past it
     rows.calls.clear()
     assert _get(svc, "sitemap.xml")[0] == 200
     assert rows.calls == []  # the index needs keys alone

@@ -45,6 +45,11 @@ class Rows:
             self.key_calls.append((after, limit))
         return sorted(k for k in self.rows if after is None or k > after)[:limit]
 
+    def nth_key(self, after: int | None, n: int) -> int | None:
+        self.key_calls.append((after, -n))
+        keys = self.keys(after, n, record=False)
+        return keys[n - 1] if len(keys) == n else None
+
     def stats(self, after: int | None, last: int | None) -> tuple[int, str | None]:
         """count and newest lastmod of after < key <= last (the SQL a real app would run)."""
         self.stats_calls.append((after, last))
@@ -52,8 +57,9 @@ class Rows:
         lastmods = [e.lastmod.text for e in inside if e.lastmod is not None]
         return len(inside), max(lastmods, default=None)
 
-    def source(self, *, keys: bool = True, stats: bool = False) -> KeysetSource:
-        return KeysetSource(self, keys=self.keys if keys else None, stats=self.stats if stats else None)
+    def source(self, *, keys: bool = True, nth_key: bool = False, stats: bool = False) -> KeysetSource:
+        return KeysetSource(self, keys=self.keys if keys else None, nth_key=self.nth_key if nth_key else None,
+                            stats=self.stats if stats else None)
 
 
 def _urls(body: bytes) -> int:

@@ -36,7 +36,7 @@ from sitemapkit.core import (
     LastMod,
     UrlEntry,
 )
-from sitemapkit.serve._sources import Source, iter_pairs, source_keys
+from sitemapkit.serve._sources import Source, iter_pairs, nth_key_hook, source_keys
 from sitemapkit.write import Extension, UrlsetWriter
 
 __all__ = ["Bounds", "Limits", "PageRange", "RenderedPage", "entry_flags", "instant", "newest_of", "render_page",
@@ -115,21 +115,43 @@ class Bounds:
         with self._lock:
             after = self._cuts[-1] if self._cuts else None
             gen = self._gen
+        cut, tail = self._read(after)
+        with self._lock:
+            if gen != self._gen:  # a render moved the boundaries meanwhile: read again from the new last one
+                return
+            if cut is not None:
+                self._cuts.append(cut)
+                self._walked = False
+            else:
+                self._walked = True
+                self._tail_rows = tail
+            self._gen += 1
+
+    def _read(self, after: Any) -> tuple[Any, int]:
+        """(the next boundary, 0) when more than a page of keys follow ``after``; else (None, how many follow,
+        or at least 1 when some do)."""
+        nth = nth_key_hook(self.source)
+        if nth is not None:
+            cut = nth(after, self.max_urls)
+            if cut is None:
+                first = nth(after, 1)
+                if first is not None:
+                    _check_order(self.name, after, first)
+                return None, int(first is not None)
+            _check_order(self.name, after, cut)
+            more = nth(cut, 1)
+            if more is not None:
+                _check_order(self.name, cut, more)
+                return cut, 0
+            return None, self.max_urls
         keys = source_keys(self.source, after, self.max_urls + 1)
         if keys:
             _check_order(self.name, after, keys[0])
             if len(keys) > 1:
                 _check_order(self.name, keys[0], keys[-1])
-        with self._lock:
-            if gen != self._gen:  # a render moved the boundaries meanwhile: read again from the new last one
-                return
-            if len(keys) > self.max_urls:
-                self._cuts.append(keys[self.max_urls - 1])
-                self._walked = False
-            else:
-                self._walked = True
-                self._tail_rows = len(keys)
-            self._gen += 1
+        if len(keys) > self.max_urls:
+            return keys[self.max_urls - 1], 0
+        return None, len(keys)
 
     def _range(self, n: int) -> PageRange | None:
         cuts = self._cuts

@@ -9,6 +9,9 @@ Two optional hooks make a big section cheaper to serve; a source without them wo
 
 - ``keys(after, limit)``: up to ``limit`` keys ``> after`` in key order (``SELECT id ... LIMIT ?``). Page
   boundaries are found from keys alone; without it they come from ``fetch`` (entries built, never rendered).
+- ``nth_key(after, n)``: the ``n``-th key ``> after`` (from 1), or ``None`` when there are fewer
+  (``SELECT id ... WHERE id > ? ORDER BY id LIMIT 1 OFFSET n - 1``): boundaries without a key crossing into Python
+  per row, which matters on very large tables (measured: 50M rows, see BENCHMARKS.md).
 - ``stats(after, last)``: a cheap summary of the rows with ``after < key <= last`` (``last`` is ``None`` for the
   open last page), as a tuple ``(count, newest lastmod, ...)``: ``SELECT count(*), max(updated) ...``. With it,
   the index lists each page's newest lastmod, and a conditional request whose page summary is unchanged is
@@ -32,10 +35,11 @@ from urllib.parse import urljoin, urlsplit
 from sitemapkit.core import ConfigurationError, UrlEntry
 
 __all__ = ["DjangoSitemapSource", "IterableSource", "KeysetSource", "Source", "as_source", "iter_pairs",
-           "source_keys", "stats_hook"]
+           "nth_key_hook", "source_keys", "stats_hook"]
 
 Pairs = Iterable[tuple[Any, UrlEntry]]
 KeysFn = Callable[[Any, int], Iterable[Any]]
+NthKeyFn = Callable[[Any, int], Any]
 StatsFn = Callable[[Any, Any], tuple[Any, ...]]
 
 
@@ -69,18 +73,20 @@ class KeysetSource:
                               ).fetchone()
     """
 
-    __slots__ = ("_fetch", "keys", "stats")
+    __slots__ = ("_fetch", "keys", "nth_key", "stats")
 
     def __init__(self, fetch: Callable[[Any, int], Pairs], *, keys: KeysFn | None = None,
-                 stats: StatsFn | None = None) -> None:
+                 nth_key: NthKeyFn | None = None, stats: StatsFn | None = None) -> None:
         if not callable(fetch):
             raise ConfigurationError(f"KeysetSource needs a callable fetch(after, limit), got {fetch!r}")
-        for name, fn in (("keys(after, limit)", keys), ("stats(after, last)", stats)):
+        for name, fn in (("keys(after, limit)", keys), ("nth_key(after, n)", nth_key),
+                         ("stats(after, last)", stats)):
             if fn is not None and not callable(fn):
                 raise ConfigurationError(f"KeysetSource: {name} must be callable, got {fn!r}")
         self._fetch = fetch
         #: The optional hooks (``None`` when not given).
         self.keys: KeysFn | None = keys
+        self.nth_key: NthKeyFn | None = nth_key
         self.stats: StatsFn | None = stats
 
     def fetch(self, after: Any, limit: int, /) -> Pairs:
@@ -203,6 +209,12 @@ def source_keys(source: Source, after: Any, limit: int) -> list[Any]:
     if keys is not None:
         return list(itertools.islice(iter(keys(after, limit)), limit))
     return [key for key, _entry in itertools.islice(iter_pairs(source, after, limit), limit)]
+
+
+def nth_key_hook(source: Source) -> NthKeyFn | None:
+    """The source's ``nth_key(after, n)`` hook, if it has one."""
+    nth = getattr(source, "nth_key", None)
+    return nth if callable(nth) else None
 
 
 def stats_hook(source: Source) -> StatsFn | None:
