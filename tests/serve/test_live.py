@@ -224,3 +224,34 @@ def test_a_page_with_known_boundaries_does_not_wait_for_another_requests_walk() 
         gate.set()
         walker.join(10)
     assert _get(svc, "sitemap.xml")[2].count(b"<sitemap>") == 3
+
+
+def test_refresh_after_a_bulk_delete_merges_the_thinned_pages() -> None:
+    rows = _rows(30)
+    svc = _service(rows)
+    assert len(svc.page_ranges("p")) == 3
+    for k in range(20, 310, 20):  # every second row
+        del rows.rows[k]
+    assert len(svc.page_ranges("p")) == 3  # thinned pages stay where they are (nothing lost, nothing moved)
+    svc.refresh()
+    assert len(svc.page_ranges("p")) == 2
+    assert [len(_locs(_get(svc, f"sitemap-p-{n}.xml")[2])) for n in (1, 2)] == [10, 5]
+
+
+def test_an_entry_too_big_for_any_page_is_skipped_and_the_rest_served(caplog: pytest.LogCaptureFixture) -> None:
+    from sitemapkit.core import Image
+
+    rows = _rows(6)
+    rows.rows[30] = UrlEntry(f"{BASE}big", images=[Image(f"{BASE}img/{i}.jpg") for i in range(40)])
+    svc = SitemapService(BASE, {"p": rows.source()}, max_bytes=1500)
+    bodies = []
+    for n in range(1, 10):
+        status, _etag, body = _get(svc, f"sitemap-p-{n}.xml")
+        if status == 404:
+            break
+        assert len(body) <= 1500
+        bodies.append(body)
+    served = [loc for body in bodies for loc in _locs(body)]
+    assert f"{BASE}big" not in served
+    assert len(served) == 5
+    assert "cannot fit in a sitemap of 1500 bytes" in caplog.text

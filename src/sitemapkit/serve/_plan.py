@@ -358,9 +358,11 @@ def render_page(name: str, source: Source, rng: PageRange, limits: Limits,
         result = _render(name, source, rng, limits, stylesheet, cap, skip)
         if isinstance(result, RenderedPage):
             return result
-        cap, giant = result
+        fits, giant = result
         if giant is not None:
-            skip.add(giant)
+            skip.add(giant)  # the same count may fit without it
+        else:
+            cap = fits
     raise ConfigurationError(f"section {name!r}: page {rng.number} kept changing size while it was rendered")
 
 
@@ -396,12 +398,12 @@ def _render(name: str, source: Source, rng: PageRange, limits: Limits, styleshee
                         fetched = -1  # the range ended
                         break
                     rows += 1
+                    if key in skip:
+                        continue
                     is_news = entry.news is not None
                     if count >= cap or (is_news and news >= max_news):
                         full = True
                         break
-                    if key in skip:
-                        continue
                     try:
                         esize = writer.write(entry)
                     except InvalidEntryError as exc:

@@ -242,7 +242,7 @@ class SitemapService:
                     return None
                 sec.bounds.merge(rng)
                 continue
-            if page.full:
+            if page.full and page.end is not None:
                 sec.bounds.cut(rng, page.end)
                 rng = PageRange(n, rng.after, page.end)
             if stats is not None:
