@@ -2,6 +2,7 @@
 
     python benchmarks/bench_serve.py              # builds benchmarks/_work/serve/products.db once, then measures
     python benchmarks/bench_serve.py --repeat 5
+    python benchmarks/bench_serve.py --pairs 9 --kinds sitemapkit-uvicorn,sitemapkit-django,django-contrib-sitemaps
 
 Three servers, each its own process on 127.0.0.1, over the same table ``products(id INTEGER PRIMARY KEY, slug,
 updated)``:
@@ -193,29 +194,67 @@ def _status(pid: int, field: str) -> int:
     return 0
 
 
-def measure(kind: str, db: Path, repeat: int) -> dict[str, Any]:
+def start(kind: str, db: Path) -> tuple[subprocess.Popen[bytes], int, float]:
+    """A server of ``kind`` in its own process, once it listens: (process, port, seconds to listen)."""
     port = free_port()
+    started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, __file__, "--server", kind, "--port", str(port), "--db", str(db)])
-    try:
-        started = time.perf_counter()
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"{kind} server did not start") from None
-                time.sleep(0.1)
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port, time.perf_counter() - started
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError(f"{kind} server did not start") from None
+            time.sleep(0.1)
 
-        row: dict[str, Any] = {"kind": kind, "listen": time.perf_counter() - started}
+
+def page_target(kind: str, n: int) -> str:
+    return f"/sitemap.xml?p={n}" if kind == "django-contrib-sitemaps" else f"/sitemap-products-{n}.xml"
+
+
+def pairs(db: Path, kinds: list[str], rounds: int) -> None:
+    """Page 20 from each server in turn, ``rounds`` times (the order flips every round), all servers up at once:
+    the load of the machine falls on both sides of each ratio."""
+    servers = {kind: start(kind, db) for kind in kinds}
+    try:
+        times: dict[str, list[float]] = {kind: [] for kind in kinds}
+        for kind, (_proc, port, _s) in servers.items():
+            fetch(port, page_target(kind, 1))  # warm up
+        for r in range(rounds):
+            for kind in kinds if r % 2 == 0 else kinds[::-1]:
+                _ttfb, total, status, urls = fetch(servers[kind][1], page_target(kind, PAGES))
+                assert (status, urls) == (200, 50_000), (kind, status, urls)
+                times[kind].append(total)
+        base = kinds[-1]
+        print(f"page {PAGES}, {rounds} alternating rounds, all servers up at once; load "
+              f"{os.getloadavg()[0]:.1f}")
+        for kind in kinds:
+            print(f"{kind:<26} median {statistics.median(times[kind]):.3f} s  (min {min(times[kind]):.3f}, "
+                  f"max {max(times[kind]):.3f})")
+        for kind in kinds[:-1]:
+            ratios = [b / a for a, b in zip(times[kind], times[base], strict=True)]
+            print(f"{kind} vs {base}: median ratio {statistics.median(ratios):.1f}x (per round: "
+                  f"{', '.join(f'{x:.1f}' for x in ratios)})")
+    finally:
+        for proc, _port, _s in servers.values():
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def measure(kind: str, db: Path, repeat: int) -> dict[str, Any]:
+    proc, port, listen = start(kind, db)
+    try:
+        row: dict[str, Any] = {"kind": kind, "listen": listen}
         first = time.perf_counter()
         status = fetch(port, "/sitemap.xml")[2]  # the first answer: the index
         row["first"] = time.perf_counter() - first
         assert status == 200, (kind, status)
 
         def target(n: int) -> str:
-            return f"/sitemap.xml?p={n}" if kind == "django-contrib-sitemaps" else f"/sitemap-products-{n}.xml"
+            return page_target(kind, n)
 
         fetch(port, target(1))  # warm up (imports, templates, first connection)
         for n in (1, PAGES):
@@ -250,11 +289,16 @@ def main() -> None:
     parser.add_argument("--db", type=Path, default=WORK / "products.db")
     parser.add_argument("--kinds", default="sitemapkit-uvicorn,sitemapkit-uvicorn-stats,sitemapkit-django,"
                         "django-contrib-sitemaps", help="servers to measure, comma-separated (django last)")
+    parser.add_argument("--pairs", type=int, default=0, metavar="ROUNDS",
+                        help="only page 20, from every server in turn for ROUNDS rounds, all up at once")
     args = parser.parse_args()
     if args.server:
         run_server(args.server, args.port, args.db)
         return
     build_db(args.db)
+    if args.pairs:
+        pairs(args.db, args.kinds.split(","), args.pairs)
+        return
     rows = [measure(kind, args.db, args.repeat) for kind in args.kinds.split(",")]
     mib = 1024 * 1024
     print(f"{PAGES} pages of 50,000 URLs from a {ROWS:,}-row SQLite table; median of {args.repeat} runs; "

@@ -392,13 +392,18 @@ def _render(name: str, source: Source, rng: PageRange, limits: Limits, styleshee
             try:
                 for key, entry in pairs:
                     fetched += 1
-                    _check_order(name, prev, key)
+                    try:
+                        ordered = prev is None or key > prev
+                    except TypeError:
+                        ordered = False
+                    if not ordered or key is None:
+                        _check_order(name, prev, key)  # raises
                     prev = key
                     if last is not None and key > last:
                         fetched = -1  # the range ended
                         break
                     rows += 1
-                    if key in skip:
+                    if skip and key in skip:
                         continue
                     is_news = entry.news is not None
                     if count >= cap or (is_news and news >= max_news):
@@ -421,10 +426,19 @@ def _render(name: str, source: Source, rng: PageRange, limits: Limits, styleshee
                     end = key
                     if is_news:
                         news += 1
-                    used |= entry_flags(entry)
+                    if entry.images or entry.videos or entry.alternates or entry.mobile or is_news:
+                        used |= entry_flags(entry)
                     lastmod = entry.lastmod
                     if lastmod is not None:
-                        newest = lastmod if newest is None else newest_of(newest, lastmod)
+                        if newest is None:
+                            newest = lastmod
+                        else:
+                            text, top = lastmod.text, newest.text
+                            if len(text) == len(top) == 10:  # two dates: the text orders them
+                                if text > top:
+                                    newest = lastmod
+                            else:
+                                newest = newest_of(newest, lastmod)
             finally:
                 close = getattr(pairs, "close", None)
                 if close is not None:
