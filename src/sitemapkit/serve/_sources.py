@@ -61,7 +61,13 @@ class KeysetSource:
             for pk, slug, updated in rows:
                 yield pk, UrlEntry(f"https://shop.example/p/{slug}", lastmod=updated)
 
-    Optional ``keys(after, limit)`` and ``stats(after, last)`` make big tables cheaper (see the module's text)::
+    Optional ``keys(after, limit)``, ``nth_key(after, n)`` and ``stats(after, last)`` make big tables cheaper
+    (see the module's text)::
+
+        def product_nth_key(after, n):  # the n-th id after `after`, or None
+            row = db.execute("SELECT id FROM product WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
+                             (after if after is not None else 0, n - 1)).fetchone()
+            return row[0] if row else None
 
         def product_keys(after, limit):
             return [k for (k,) in db.execute("SELECT id FROM product WHERE id > ? ORDER BY id LIMIT ?",
