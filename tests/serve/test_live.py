@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -255,3 +256,25 @@ def test_an_entry_too_big_for_any_page_is_skipped_and_the_rest_served(caplog: py
     assert f"{BASE}big" not in served
     assert len(served) == 5
     assert "cannot fit in a sitemap of 1500 bytes" in caplog.text
+
+
+def test_a_render_that_began_before_invalidate_is_not_trusted_for_a_304() -> None:
+    rows = _rows(20)
+    armed = [False]
+
+    def fetch(after: int | None, limit: int) -> Iterator[tuple[int, UrlEntry]]:
+        yield from rows(after, limit)
+        if armed[0]:  # the app rewrites a row (same lastmod: stats cannot see it) and says so, mid-render
+            armed[0] = False
+            rows.rows[150] = UrlEntry(f"{BASE}p/renamed", lastmod=rows.rows[150].lastmod)
+            svc.invalidate()
+
+    svc = SitemapService(BASE, {"p": KeysetSource(fetch, keys=rows.keys, stats=rows.stats)}, max_urls=10,
+                         now=lambda: NOW)
+    assert _get(svc, "sitemap-p-1.xml")[0] == 200
+    armed[0] = True
+    status, etag, body = _get(svc, "sitemap-p-2.xml")
+    assert (status, f"{BASE}p/renamed" in _locs(body)) == (200, False)  # rendered before the rewrite
+    assert etag is not None
+    status, _etag, body = _get(svc, "sitemap-p-2.xml", If_None_Match=etag)
+    assert (status, f"{BASE}p/renamed" in _locs(body)) == (200, True)

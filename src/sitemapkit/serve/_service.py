@@ -56,7 +56,7 @@ class _Seen:
 
 
 class _Section:
-    __slots__ = ("bounds", "listed", "name", "seen", "source", "stats")
+    __slots__ = ("bounds", "epoch", "listed", "name", "seen", "source", "stats")
 
     def __init__(self, name: str, source: Source, limits: Limits) -> None:
         self.name = name
@@ -66,6 +66,8 @@ class _Section:
         self.seen: dict[int, _Seen] = {}
         #: Each page's newest lastmod for the index, from ``stats`` (or its last render), and when it was read
         self.listed: dict[PageRange, tuple[float, LastMod | None]] = {}
+        #: Bumped by invalidate()/refresh(): a render that began before is not remembered
+        self.epoch = 0
 
 
 def _lastmod(value: Any) -> LastMod | None:
@@ -151,6 +153,7 @@ class SitemapService:
     def _forget(self, sec: _Section) -> None:
         sec.bounds.reset()
         with self._seen_lock:
+            sec.epoch += 1
             sec.seen.clear()
             sec.listed.clear()
 
@@ -234,6 +237,7 @@ class SitemapService:
             shortcut = self._from_stats(method, headers, sec, rng, gz_file)
             if shortcut is not None:
                 return rng, shortcut
+            epoch = sec.epoch
             stats = self._stats(sec, rng)  # before the render: a change after it cannot hide under its ETag
             page = render_page(sec.name, sec.source, rng, self.limits, self.stylesheet)
             if page.rows == 0:
@@ -248,9 +252,10 @@ class SitemapService:
             if stats is not None:
                 now = self._clock()
                 with self._seen_lock:
-                    sec.seen[n] = _Seen(rng, stats, page.etag, page.newest, now)
-                    if not page.full:
-                        sec.listed[rng] = (now, _lastmod(stats[1]))
+                    if epoch == sec.epoch:
+                        sec.seen[n] = _Seen(rng, stats, page.etag, page.newest, now)
+                        if not page.full:
+                            sec.listed[rng] = (now, _lastmod(stats[1]))
             return rng, page
         raise RuntimeError(f"section {sec.name!r} page {n}: its boundaries kept moving")
 
@@ -304,10 +309,12 @@ class SitemapService:
         cached = sec.listed.get(rng)
         if cached is not None and (self.ttl is None or now - cached[0] <= self.ttl):
             return cached[1]
+        epoch = sec.epoch
         stats = self._stats(sec, rng)
         newest = _lastmod(stats[1]) if stats is not None else None
         with self._seen_lock:
-            sec.listed[rng] = (now, newest)
+            if epoch == sec.epoch:
+                sec.listed[rng] = (now, newest)
         return newest
 
     def _index_document(self, pages: list[tuple[str, PageRange]]) -> tuple[bytes, ResourceMeta]:
