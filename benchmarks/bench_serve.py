@@ -2,6 +2,7 @@
 
     python benchmarks/bench_serve.py              # builds benchmarks/_work/serve/products.db once, then measures
     python benchmarks/bench_serve.py --repeat 5
+    python benchmarks/bench_serve.py --pairs 9 --kinds sitemapkit-uvicorn,sitemapkit-django,django-contrib-sitemaps
 
 Three servers, each its own process on 127.0.0.1, over the same table ``products(id INTEGER PRIMARY KEY, slug,
 updated)``:
@@ -14,8 +15,10 @@ updated)``:
 
 For page 1 and page 20 (50,000 URLs each) it prints the median time to first body byte and total time, then the
 peak RSS (VmHWM, reset via /proc/PID/clear_refs before the run) of each server while a client fetches all 20
-pages one after the other. The sitemapkit servers plan their pages before listening; that one pass over the table
-is reported as "plan".
+pages one after the other. "first s" is the first answer of a server that has just started listening: the index
+(for sitemapkit: its page boundaries read from keys, nothing rendered before). "304 s" is a conditional request
+for page 20 with its current ETag (sitemapkit renders the page to check its digest, unless the source's ``stats``
+summary decides: the ``sitemapkit/uvicorn+stats`` row). Kinds can be picked with ``--kinds``.
 """
 
 from __future__ import annotations
@@ -44,16 +47,13 @@ sys.path.insert(0, str(ROOT))
 
 # --- servers (run in their own process: ``bench_serve.py --server KIND --port N --db PATH``) -------------------
 
-def _service(db: Path, base: str) -> Any:
+def _service(db: Path, base: str, stats: bool = False) -> Any:
     from tests.serve.db import ProductFetch
 
-    from sitemapkit.serve import KeysetSource, SitemapService
+    from sitemapkit.serve import SitemapService
 
-    service = SitemapService(base, {"products": KeysetSource(ProductFetch(db, base=base))}, ttl=None)
-    started = time.perf_counter()
-    service.refresh()
-    print(f"PLAN {time.perf_counter() - started:.3f}", flush=True)
-    return service
+    # Nothing planned before listening: boundaries come from keys at the first request that needs them
+    return SitemapService(base, {"products": ProductFetch(db, base=base).source(stats=stats)})
 
 
 def _django(db: Path, patterns: Any) -> Any:
@@ -105,10 +105,10 @@ def _django_baseline_patterns() -> list[Any]:
 
 def run_server(kind: str, port: int, db: Path) -> None:
     base = f"http://127.0.0.1:{port}/"
-    if kind == "sitemapkit-uvicorn":
+    if kind.startswith("sitemapkit-uvicorn"):
         import uvicorn
 
-        app = _service(db, base).asgi()
+        app = _service(db, base, stats=kind.endswith("stats")).asgi()
         uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
         return
     import logging
@@ -121,7 +121,6 @@ def run_server(kind: str, port: int, db: Path) -> None:
         service = _service(db, base)
         wsgi = _django(db, service.django_urls())
     else:
-        print("PLAN -", flush=True)
         wsgi = _django(db, _django_baseline_patterns)
     make_server("127.0.0.1", port, wsgi, threaded=True).serve_forever()
 
@@ -164,6 +163,30 @@ def fetch(port: int, target: str) -> tuple[float, float, int, int]:
         conn.close()
 
 
+def _etag(port: int, target: str) -> str | None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    try:
+        conn.request("HEAD", target)
+        resp = conn.getresponse()
+        resp.read()
+        return resp.getheader("ETag")
+    finally:
+        conn.close()
+
+
+def _conditional(port: int, target: str, etag: str) -> float:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    try:
+        started = time.perf_counter()
+        conn.request("GET", target, headers={"If-None-Match": etag})
+        resp = conn.getresponse()
+        resp.read()
+        assert resp.status == 304, resp.status
+        return time.perf_counter() - started
+    finally:
+        conn.close()
+
+
 def _status(pid: int, field: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(field + ":"):
@@ -171,33 +194,76 @@ def _status(pid: int, field: str) -> int:
     return 0
 
 
-def measure(kind: str, db: Path, repeat: int) -> dict[str, Any]:
+def start(kind: str, db: Path) -> tuple[subprocess.Popen[bytes], int, float]:
+    """A server of ``kind`` in its own process, once it listens: (process, port, seconds to listen)."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, __file__, "--server", kind, "--port", str(port), "--db", str(db)],
-                            stdout=subprocess.PIPE, text=True)
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, "--server", kind, "--port", str(port), "--db", str(db)])
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port, time.perf_counter() - started
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError(f"{kind} server did not start") from None
+            time.sleep(0.1)
+
+
+def page_target(kind: str, n: int) -> str:
+    return f"/sitemap.xml?p={n}" if kind == "django-contrib-sitemaps" else f"/sitemap-products-{n}.xml"
+
+
+def pairs(db: Path, kinds: list[str], rounds: int) -> None:
+    """Page 20 from each server in turn, ``rounds`` times (the order flips every round), all servers up at once:
+    the load of the machine falls on both sides of each ratio."""
+    servers = {kind: start(kind, db) for kind in kinds}
     try:
-        assert proc.stdout is not None
-        plan = proc.stdout.readline().split()[-1]
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"{kind} server did not start") from None
-                time.sleep(0.1)
+        times: dict[str, list[float]] = {kind: [] for kind in kinds}
+        for kind, (_proc, port, _s) in servers.items():
+            fetch(port, page_target(kind, 1))  # warm up
+        for r in range(rounds):
+            for kind in kinds if r % 2 == 0 else kinds[::-1]:
+                _ttfb, total, status, urls = fetch(servers[kind][1], page_target(kind, PAGES))
+                assert (status, urls) == (200, 50_000), (kind, status, urls)
+                times[kind].append(total)
+        base = kinds[-1]
+        print(f"page {PAGES}, {rounds} alternating rounds, all servers up at once; load "
+              f"{os.getloadavg()[0]:.1f}")
+        for kind in kinds:
+            print(f"{kind:<26} median {statistics.median(times[kind]):.3f} s  (min {min(times[kind]):.3f}, "
+                  f"max {max(times[kind]):.3f})")
+        for kind in kinds[:-1]:
+            ratios = [b / a for a, b in zip(times[kind], times[base], strict=True)]
+            print(f"{kind} vs {base}: median ratio {statistics.median(ratios):.1f}x (per round: "
+                  f"{', '.join(f'{x:.1f}' for x in ratios)})")
+    finally:
+        for proc, _port, _s in servers.values():
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def measure(kind: str, db: Path, repeat: int) -> dict[str, Any]:
+    proc, port, listen = start(kind, db)
+    try:
+        row: dict[str, Any] = {"kind": kind, "listen": listen}
+        first = time.perf_counter()
+        status = fetch(port, "/sitemap.xml")[2]  # the first answer: the index
+        row["first"] = time.perf_counter() - first
+        assert status == 200, (kind, status)
 
         def target(n: int) -> str:
-            return f"/sitemap.xml?p={n}" if kind == "django-contrib-sitemaps" else f"/sitemap-products-{n}.xml"
+            return page_target(kind, n)
 
         fetch(port, target(1))  # warm up (imports, templates, first connection)
-        row: dict[str, Any] = {"kind": kind, "plan": plan}
         for n in (1, PAGES):
             runs = [fetch(port, target(n)) for _ in range(repeat)]
             assert all(r[2] == 200 and r[3] == 50_000 for r in runs), (kind, n, runs[0][2:])
             row[f"ttfb{n}"] = statistics.median(r[0] for r in runs)
             row[f"total{n}"] = statistics.median(r[1] for r in runs)
+        etag = _etag(port, target(PAGES))
+        row["304"] = statistics.median(_conditional(port, target(PAGES), etag) for _ in range(repeat)) if etag else None
         rss_before = _status(proc.pid, "VmRSS")
         try:
             Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # reset VmHWM to the current RSS
@@ -213,8 +279,6 @@ def measure(kind: str, db: Path, repeat: int) -> dict[str, Any]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-        if proc.stdout is not None:
-            proc.stdout.close()
 
 
 def main() -> None:
@@ -223,21 +287,31 @@ def main() -> None:
     parser.add_argument("--server", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, default=WORK / "products.db")
+    parser.add_argument("--kinds", default="sitemapkit-uvicorn,sitemapkit-uvicorn-stats,sitemapkit-django,"
+                        "django-contrib-sitemaps", help="servers to measure, comma-separated (django last)")
+    parser.add_argument("--pairs", type=int, default=0, metavar="ROUNDS",
+                        help="only page 20, from every server in turn for ROUNDS rounds, all up at once")
     args = parser.parse_args()
     if args.server:
         run_server(args.server, args.port, args.db)
         return
     build_db(args.db)
-    rows = [measure(kind, args.db, args.repeat)
-            for kind in ("sitemapkit-uvicorn", "sitemapkit-django", "django-contrib-sitemaps")]
+    if args.pairs:
+        pairs(args.db, args.kinds.split(","), args.pairs)
+        return
+    rows = [measure(kind, args.db, args.repeat) for kind in args.kinds.split(",")]
     mib = 1024 * 1024
     print(f"{PAGES} pages of 50,000 URLs from a {ROWS:,}-row SQLite table; median of {args.repeat} runs; "
           f"{os.cpu_count()} CPUs")
-    print(f"{'server':<26}{'plan s':>8}{'p1 ttfb':>9}{'p1 total':>10}{'p20 ttfb':>10}{'p20 total':>11}"
-          f"{'all 20 s':>10}{'RSS MiB':>9}{'peak MiB':>10}")
+    print(f"{'server':<26}{'listen s':>9}{'first s':>8}{'p1 ttfb':>9}{'p1 total':>10}{'p20 ttfb':>10}"
+          f"{'p20 total':>11}{'304 s':>7}{'all 20 s':>10}{'RSS MiB':>9}{'peak MiB':>10}")
     for r in rows:
-        print(f"{r['kind']:<26}{r['plan']:>8}{r['ttfb1']:>9.3f}{r['total1']:>10.3f}{r[f'ttfb{PAGES}']:>10.3f}"
-              f"{r[f'total{PAGES}']:>11.3f}{r['all']:>10.2f}{r['rss'] / mib:>9.1f}{r['peak'] / mib:>10.1f}")
+        c304 = f"{r['304']:>7.3f}" if r["304"] is not None else f"{'-':>7}"
+        print(f"{r['kind']:<26}{r['listen']:>9.2f}{r['first']:>8.3f}{r['ttfb1']:>9.3f}{r['total1']:>10.3f}"
+              f"{r[f'ttfb{PAGES}']:>10.3f}{r[f'total{PAGES}']:>11.3f}{c304}{r['all']:>10.2f}"
+              f"{r['rss'] / mib:>9.1f}{r['peak'] / mib:>10.1f}")
+    if rows[-1]["kind"] != "django-contrib-sitemaps":
+        return
     base = rows[-1][f"total{PAGES}"]
     for r in rows[:-1]:
         print(f"page {PAGES}: {r['kind']} is {base / r[f'total{PAGES}']:.1f}x faster than django.contrib.sitemaps "

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sitemapkit.serve import KeysetSource, SitemapService
+from sitemapkit.serve import SitemapService
 from tests.serve.db import BASE, ProductFetch, build_products
 from tests.support.ports import bound_socket, port_of
 
@@ -50,8 +50,8 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes] | None, timeout: floa
 @pytest.fixture(scope="session")
 def uvicorn_process(big_db: Path, tmp_path_factory: pytest.TempPathFactory
                     ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """A uvicorn process serving ``service.asgi()`` over the big table, started without waiting: the service
-    plans before uvicorn binds, so the port opening means the plan is ready (it plans while other tests run)."""
+    """A uvicorn process serving ``service.asgi()`` over the big table, started without waiting (it imports while
+    other tests run); the service finds its page boundaries from keys before uvicorn listens."""
     # The test binds port 0 and hands the socket to uvicorn (--fd): the port is known before the app is written,
     # and nothing else can take it; connections are refused until uvicorn listens, once the service has planned.
     sock = bound_socket()
@@ -68,7 +68,7 @@ def uvicorn_process(big_db: Path, tmp_path_factory: pytest.TempPathFactory
 
         pages = [UrlEntry({base!r} + name) for name in ("", "about", "contact")]
         service = SitemapService({base!r}, {{
-            "products": KeysetSource(ProductFetch(Path({str(big_db)!r}), base={base!r})),
+            "products": ProductFetch(Path({str(big_db)!r}), base={base!r}).source(),
             "pages": lambda: iter(pages),
         }}, cache_control="public, max-age=600")
         service.refresh()
@@ -99,9 +99,8 @@ def uvicorn_server(uvicorn_process: tuple[subprocess.Popen[bytes], int]) -> str:
 
 @pytest.fixture(scope="session")
 def big_service(big_db: Path, uvicorn_process: object) -> SitemapService:
-    """The service over the big table, planned once for every in-process framework test."""
-    service = SitemapService(BASE, {"products": KeysetSource(ProductFetch(big_db))})
-    service.refresh()
+    """The service over the big table, shared by the in-process framework tests."""
+    service = SitemapService(BASE, {"products": ProductFetch(big_db).source()})
     return service
 
 

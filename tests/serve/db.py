@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from sitemapkit.core import UrlEntry
+from sitemapkit.serve import KeysetSource
 
 BASE = "https://shop.example/"
 
@@ -29,7 +30,8 @@ def build_products(path: Path, rows: int) -> Path:
 
 
 class ProductFetch:
-    """``fetch(after, limit)``: one indexed range query per call (``WHERE id > ? ORDER BY id LIMIT ?``)."""
+    """``fetch(after, limit)``: one indexed range query per call (``WHERE id > ? ORDER BY id LIMIT ?``), a
+    connection per call (safe under threaded servers). ``keys`` and ``stats`` are the optional hooks."""
 
     def __init__(self, path: Path, base: str = BASE) -> None:
         self.path = path
@@ -46,3 +48,34 @@ class ProductFetch:
                 yield pk, UrlEntry(f"{self.base}p/{slug}", lastmod=updated)
         finally:
             con.close()
+
+    def keys(self, after: int | None, limit: int) -> list[int]:
+        con = sqlite3.connect(self.path)
+        try:
+            return [k for (k,) in con.execute("SELECT id FROM products WHERE id > ? ORDER BY id LIMIT ?",
+                                              (after if after is not None else 0, limit))]
+        finally:
+            con.close()
+
+    def nth_key(self, after: int | None, n: int) -> int | None:
+        con = sqlite3.connect(self.path)
+        try:
+            row = con.execute("SELECT id FROM products WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
+                              (after if after is not None else 0, n - 1)).fetchone()
+            return None if row is None else int(row[0])
+        finally:
+            con.close()
+
+    def stats(self, after: int | None, last: int | None) -> tuple[int, str | None]:
+        con = sqlite3.connect(self.path)
+        try:
+            count, newest = con.execute("SELECT count(*), max(updated) FROM products WHERE id > ? AND id <= ?",
+                                        (after if after is not None else 0,
+                                         last if last is not None else 2**63 - 1)).fetchone()
+            return int(count), newest
+        finally:
+            con.close()
+
+    def source(self, *, keys: bool = True, nth_key: bool = False, stats: bool = False) -> KeysetSource:
+        return KeysetSource(self, keys=self.keys if keys else None, nth_key=self.nth_key if nth_key else None,
+                            stats=self.stats if stats else None)

@@ -46,7 +46,8 @@ def validate(*files: Path) -> CliResult:
 
 
 def check_conditional(fetch: Any, name: str) -> None:
-    """304 for If-None-Match and If-Modified-Since, HEAD without a body, gzip on request, 404 past the end.
+    """304 for If-None-Match (not for If-Modified-Since alone: a deleted row does not move a page's newest
+    lastmod), HEAD without a body, gzip on request, 404 past the end.
     ``fetch(method, name, headers)`` returns (status, lower-cased headers, body)."""
     status, headers, body = fetch("GET", name, {})
     assert status == 200
@@ -55,7 +56,8 @@ def check_conditional(fetch: Any, name: str) -> None:
     assert headers["vary"] == "Accept-Encoding"
     etag, last = headers["etag"], headers["last-modified"]
     assert fetch("GET", name, {"If-None-Match": etag})[0] == 304
-    assert fetch("GET", name, {"If-Modified-Since": last})[0] == 304
+    status, ims_headers, ims_body = fetch("GET", name, {"If-Modified-Since": last})
+    assert (status, ims_headers["etag"], ims_body) == (200, etag, body)
     status, head_headers, head_body = fetch("HEAD", name, {})
     assert (status, head_body, head_headers["etag"]) == (200, b"", etag)
     status, gz_headers, gz_body = fetch("GET", name, {"Accept-Encoding": "gzip"})

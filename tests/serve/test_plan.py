@@ -1,5 +1,6 @@
-"""Unit tests of the serve core: page plans (keyset boundaries), byte identity with the writer, ETag/304 logic,
-gzip negotiation, HEAD, 404/405, re-planning. Sections here are in-memory; the frameworks are tested elsewhere."""
+"""Unit tests of the serve core: page boundaries (keysets), byte identity with the writer, ETag/304 logic,
+gzip negotiation, HEAD, 404/405. Sections here are in-memory; the frameworks are tested elsewhere, and a table
+that changes while it is served in test_live.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 from sitemapkit.core import Alternate, ConfigurationError, Image, News, UrlEntry
 from sitemapkit.serve import KeysetSource, SitemapService
 from sitemapkit.serve._http import accepts_gzip, not_modified
-from sitemapkit.serve._plan import Limits, plan_section
 from sitemapkit.write import write_sitemaps
 
 BASE = "https://shop.example/"
@@ -32,12 +32,34 @@ class Rows:
     def __init__(self, entries: list[UrlEntry], step: int = 10) -> None:
         self.rows = {(i + 1) * step: e for i, e in enumerate(entries)}
         self.calls: list[tuple[object, int]] = []
+        self.key_calls: list[tuple[object, int]] = []
+        self.stats_calls: list[tuple[object, object]] = []
 
     def __call__(self, after: int | None, limit: int) -> Iterator[tuple[int, UrlEntry]]:
         self.calls.append((after, limit))
-        keys = sorted(k for k in self.rows if after is None or k > after)[:limit]
-        for k in keys:
+        for k in self.keys(after, limit, record=False):
             yield k, self.rows[k]
+
+    def keys(self, after: int | None, limit: int, record: bool = True) -> list[int]:
+        if record:
+            self.key_calls.append((after, limit))
+        return sorted(k for k in self.rows if after is None or k > after)[:limit]
+
+    def nth_key(self, after: int | None, n: int) -> int | None:
+        self.key_calls.append((after, -n))
+        keys = self.keys(after, n, record=False)
+        return keys[n - 1] if len(keys) == n else None
+
+    def stats(self, after: int | None, last: int | None) -> tuple[int, str | None]:
+        """count and newest lastmod of after < key <= last (the SQL a real app would run)."""
+        self.stats_calls.append((after, last))
+        inside = [e for k, e in self.rows.items() if (after is None or k > after) and (last is None or k <= last)]
+        lastmods = [e.lastmod.text for e in inside if e.lastmod is not None]
+        return len(inside), max(lastmods, default=None)
+
+    def source(self, *, keys: bool = True, nth_key: bool = False, stats: bool = False) -> KeysetSource:
+        return KeysetSource(self, keys=self.keys if keys else None, nth_key=self.nth_key if nth_key else None,
+                            stats=self.stats if stats else None)
 
 
 def _urls(body: bytes) -> int:
@@ -47,31 +69,46 @@ def _urls(body: bytes) -> int:
 def test_pages_roll_at_the_url_limit_and_are_fetched_from_their_first_key() -> None:
     rows = Rows([UrlEntry(f"{BASE}p/{i}") for i in range(25)])
     svc = SitemapService(BASE, {"products": KeysetSource(rows)}, max_urls=10)
-    plan = svc.plan("products")
-    assert [p.count for p in plan.pages] == [10, 10, 5]
-    assert [(p.after, p.last) for p in plan.pages] == [(None, 100), (100, 200), (200, 250)]
+    ranges = svc.page_ranges("products")
+    assert [(p.after, p.last) for p in ranges] == [(None, 100), (100, 200), (200, None)]  # the last one is open
     rows.calls.clear()
     body = svc.respond("GET", "sitemap-products-3.xml", {}).read()
     assert _urls(body) == 5
     assert b"p/20<" in body
     assert b"p/19<" not in body
-    assert rows.calls == [(200, 5)]  # key > boundary, LIMIT the page's size: no offset, no count
+    assert rows.calls == [(200, 11)]  # key > boundary, LIMIT the page's size + 1 (has it filled?): no offset
+    assert [_urls(svc.respond("GET", f"sitemap-products-{n}.xml", {}).read()) for n in (1, 2)] == [10, 10]
+
+
+def _all_pages(svc: SitemapService, section: str) -> list[bytes]:
+    """Every page of a section, requested in order until the first 404."""
+    out = []
+    for n in range(1, 100):
+        reply = svc.respond("GET", f"sitemap-{section}-{n}.xml", {})
+        if reply.status == 404:
+            return out
+        assert reply.status == 200
+        out.append(reply.read())
+    raise AssertionError("no end of pages")
 
 
 def test_news_pages_hold_at_most_the_news_limit() -> None:
     entries = [UrlEntry(f"{BASE}n/{i}", news=News("N", "en", "2024-01-01", f"t{i}")) for i in range(7)]
-    plan = plan_section("news", KeysetSource(Rows(entries)), Limits(max_news=3))
-    assert [(p.count, p.news) for p in plan.pages] == [(3, 3), (3, 3), (1, 1)]
+    svc = SitemapService(BASE, {"news": Rows(entries).source()}, max_news=3)
+    assert len(svc.page_ranges("news")) == 1  # keys alone: the news limit is found while rendering
+    assert [_urls(b) for b in _all_pages(svc, "news")] == [3, 3, 1]
+    assert len(svc.page_ranges("news")) == 3
 
 
 def test_pages_roll_before_the_byte_limit() -> None:
     entries = [UrlEntry(f"{BASE}p/{i:04d}") for i in range(40)]
-    plan = plan_section("p", KeysetSource(Rows(entries)), Limits(max_bytes=2000))
-    assert sum(p.count for p in plan.pages) == 40
-    assert len(plan.pages) > 1
-    svc = SitemapService(BASE, {"p": KeysetSource(Rows(entries))}, max_bytes=2000)
-    for n in range(1, len(plan.pages) + 1):
-        assert len(svc.respond("GET", f"sitemap-p-{n}.xml", {}).read()) <= 2000
+    svc = SitemapService(BASE, {"p": Rows(entries).source()}, max_bytes=2000)
+    bodies = _all_pages(svc, "p")
+    assert len(bodies) > 1
+    assert all(len(b) <= 2000 for b in bodies)
+    assert sum(_urls(b) for b in bodies) == 40
+    index = svc.respond("GET", "sitemap.xml", {}).read()
+    assert index.count(b"<sitemap>") == len(bodies)
 
 
 def test_pages_are_byte_identical_to_write_sitemaps(tmp_path: Path) -> None:
@@ -79,9 +116,10 @@ def test_pages_are_byte_identical_to_write_sitemaps(tmp_path: Path) -> None:
     write_sitemaps(entries, tmp_path, BASE, max_urls=20, max_news=8)
     written = sorted(tmp_path.glob("sitemap-*.xml"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
     svc = SitemapService(BASE, {"s": KeysetSource(Rows(entries))}, max_urls=20, max_news=8)
-    assert len(svc.plan("s").pages) == len(written) > 1
-    for n, path in enumerate(written, 1):
-        assert svc.respond("GET", f"sitemap-s-{n}.xml", {}).read() == path.read_bytes(), path.name
+    served = _all_pages(svc, "s")
+    assert len(served) == len(written) > 1
+    for body, path in zip(served, written, strict=True):
+        assert body == path.read_bytes(), path.name
 
 
 def test_one_page_in_all_is_served_as_sitemap_xml_like_the_writer(tmp_path: Path) -> None:
@@ -93,14 +131,26 @@ def test_one_page_in_all_is_served_as_sitemap_xml_like_the_writer(tmp_path: Path
 
 def test_index_lists_every_page_with_its_newest_lastmod() -> None:
     entries = [UrlEntry(f"{BASE}p/{i}", lastmod=f"2024-01-{i + 1:02d}") for i in range(25)]
-    svc = SitemapService(BASE, {"products": KeysetSource(Rows(entries)), "pages": lambda: iter(entries[:2])},
-                         max_urls=10)
+    rows = Rows(entries)
+    clock = [0.0]
+    svc = SitemapService(BASE, {"products": rows.source(stats=True), "pages": lambda: iter(entries[:2])},
+                         max_urls=10, ttl=60, clock=lambda: clock[0])
     reply = svc.respond("GET", "sitemap.xml", {})
     body = reply.read().decode()
     assert body.count("<sitemap>") == 4
     assert f"<loc>{BASE}sitemap-products-3.xml</loc><lastmod>2024-01-25</lastmod>" in body
-    assert f"<loc>{BASE}sitemap-pages-1.xml</loc><lastmod>2024-01-02</lastmod>" in body
+    assert f"<loc>{BASE}sitemap-pages-1.xml</loc></sitemap>" in body  # no stats hook: no lastmod to tell
     assert reply.header("Last-Modified") == "Thu, 25 Jan 2024 00:00:00 GMT"
+    # A page's listed lastmod is its summary read at most ttl ago, or at the page's last render
+    rows.rows[260] = UrlEntry(f"{BASE}p/new", lastmod="2024-02-01")
+    rows.rows[150] = UrlEntry(f"{BASE}p/changed", lastmod="2024-03-01")
+    svc.respond("GET", "sitemap-products-3.xml", {}).read()
+    body = svc.respond("GET", "sitemap.xml", {}).read().decode()
+    assert f"<loc>{BASE}sitemap-products-3.xml</loc><lastmod>2024-02-01</lastmod>" in body
+    assert f"<loc>{BASE}sitemap-products-2.xml</loc><lastmod>2024-01-20</lastmod>" in body
+    clock[0] = 61.0
+    body = svc.respond("GET", "sitemap.xml", {}).read().decode()
+    assert f"<loc>{BASE}sitemap-products-2.xml</loc><lastmod>2024-03-01</lastmod>" in body
 
 
 def test_iterable_sections_page_by_position() -> None:
@@ -125,7 +175,9 @@ def test_conditional_requests_head_gzip_404_405() -> None:
     assert first.header("Vary") == "Accept-Encoding"
     assert svc.respond("GET", "sitemap-p-2.xml", {"If-None-Match": etag}).status == 304
     assert svc.respond("GET", "sitemap-p-2.xml", {"If-None-Match": f'"x", W/{etag}'}).status == 304
-    assert svc.respond("GET", "sitemap-p-2.xml", {"If-Modified-Since": last}).status == 304
+    # A date cannot tell a deleted row (the newest lastmod stays): only the ETag decides
+    alone = svc.respond("GET", "sitemap-p-2.xml", {"If-Modified-Since": last})
+    assert (alone.status, alone.header("ETag")) == (200, etag)
     assert svc.respond("GET", "sitemap-p-2.xml", {"If-None-Match": '"other"', "If-Modified-Since": last}
                        ).status == 200
     head = svc.respond("HEAD", "sitemap-p-2.xml", {})
@@ -143,18 +195,6 @@ def test_conditional_requests_head_gzip_404_405() -> None:
     assert svc.respond("GET", "sitemap-p-4.xml", {}).status == 404
     assert svc.respond("GET", "sitemap-nope-1.xml", {}).status == 404
     assert svc.respond("POST", "sitemap.xml", {}).status == 405
-
-
-def test_changed_rows_change_the_etag_after_the_stale_plan_is_replaced() -> None:
-    rows = Rows([UrlEntry(f"{BASE}p/{i}") for i in range(20)])
-    svc = SitemapService(BASE, {"p": KeysetSource(rows)}, max_urls=10, ttl=None)
-    before = svc.respond("GET", "sitemap-p-1.xml", {}).header("ETag")
-    rows.rows[50] = UrlEntry(f"{BASE}changed")
-    svc.respond("GET", "sitemap-p-1.xml", {}).read()  # streams the new rows and notices the plan is stale
-    svc.refresh("p")
-    after = svc.respond("GET", "sitemap-p-1.xml", {})
-    assert after.header("ETag") != before
-    assert b"changed" in after.read()
 
 
 def test_unordered_keys_and_bad_sections_are_configuration_errors() -> None:

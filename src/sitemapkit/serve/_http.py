@@ -51,6 +51,9 @@ class ResourceMeta:
     content_type: str = XML_TYPE
     negotiate_gzip: bool = True  # False for ``.gz`` files, which are sent as they are
     length: int | None = None
+    #: Whether ``If-Modified-Since`` may decide a 304. True for files (their mtime changes with their bytes);
+    #: False for pages of live rows, whose newest lastmod does not move when a row is deleted.
+    modified_since: bool = True
 
 
 def http_date(value: datetime) -> str:
@@ -99,12 +102,16 @@ def _etags(header: str) -> list[str]:
     return out
 
 
-def not_modified(headers: Mapping[str, str], etag: str, last_modified: datetime | None) -> bool:
-    """RFC 9110 section 13.2.2: If-None-Match decides when present; else If-Modified-Since (GET/HEAD)."""
+def not_modified(headers: Mapping[str, str], etag: str, last_modified: datetime | None,
+                 modified_since: bool = True) -> bool:
+    """RFC 9110 section 13.2.2: If-None-Match decides when present; else If-Modified-Since (GET/HEAD), unless
+    ``modified_since`` is False (the server may ignore it, section 13.1.3, when a date cannot tell)."""
     inm = headers.get("if-none-match")
     if inm is not None:
         tags = _etags(inm)
         return "*" in tags or etag in tags
+    if not modified_since:
+        return False
     ims = headers.get("if-modified-since")
     if ims is None or last_modified is None:
         return False
@@ -140,7 +147,7 @@ def represent(method: str, headers: Mapping[str, str], meta: ResourceMeta,
     if meta.negotiate_gzip:
         out.append(("Vary", "Accept-Encoding"))
     out.extend(extra)
-    if not_modified(headers, etag, meta.last_modified):
+    if not_modified(headers, etag, meta.last_modified, meta.modified_since):
         _close(body)
         return Reply(304, out)
     out.append(("Content-Type", meta.content_type))

@@ -5,7 +5,20 @@ with ``key > after`` (``after`` is ``None`` at the start), in key order. For a d
 range query (``WHERE id > ? ORDER BY id LIMIT ?``): a page is found by its first key, never by OFFSET, and nothing
 counts rows per request.
 
-- :class:`KeysetSource` wraps such a function.
+Two optional hooks make a big section cheaper to serve; a source without them works the same, only slower:
+
+- ``keys(after, limit)``: up to ``limit`` keys ``> after`` in key order (``SELECT id ... LIMIT ?``). Page
+  boundaries are found from keys alone; without it they come from ``fetch`` (entries built, never rendered).
+- ``nth_key(after, n)``: the ``n``-th key ``> after`` (from 1), or ``None`` when there are fewer
+  (``SELECT id ... WHERE id > ? ORDER BY id LIMIT 1 OFFSET n - 1``): boundaries without a key crossing into Python
+  per row, which matters on very large tables (measured: 50M rows, see BENCHMARKS.md).
+- ``stats(after, last)``: a cheap summary of the rows with ``after < key <= last`` (``last`` is ``None`` for the
+  open last page), as a tuple ``(count, newest lastmod, ...)``: ``SELECT count(*), max(updated) ...``. With it,
+  the index lists each page's newest lastmod, and a conditional request whose page summary is unchanged is
+  answered 304 without rendering the page (for at most ``ttl`` seconds after the page was last rendered: the
+  render is the check of what the summary cannot see, such as a changed slug with the same ``updated``).
+
+- :class:`KeysetSource` wraps such functions.
 - :class:`IterableSource` wraps any callable returning an iterable of entries; keys are positions, so reaching page
   ``n`` reads the entries before it (fine for the static pages of a site; use a keyset for big tables).
 - :class:`DjangoSitemapSource` wraps a ``django.contrib.sitemaps.Sitemap`` (class or instance): a QuerySet from
@@ -21,9 +34,13 @@ from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.core import ConfigurationError, UrlEntry
 
-__all__ = ["DjangoSitemapSource", "IterableSource", "KeysetSource", "Source", "as_source"]
+__all__ = ["DjangoSitemapSource", "IterableSource", "KeysetSource", "Source", "as_source", "iter_pairs",
+           "nth_key_hook", "source_keys", "stats_hook"]
 
 Pairs = Iterable[tuple[Any, UrlEntry]]
+KeysFn = Callable[[Any, int], Iterable[Any]]
+NthKeyFn = Callable[[Any, int], Any]
+StatsFn = Callable[[Any, Any], tuple[Any, ...]]
 
 
 @runtime_checkable
@@ -43,14 +60,40 @@ class KeysetSource:
                               (after if after is not None else 0, limit))
             for pk, slug, updated in rows:
                 yield pk, UrlEntry(f"https://shop.example/p/{slug}", lastmod=updated)
+
+    Optional ``keys(after, limit)``, ``nth_key(after, n)`` and ``stats(after, last)`` make big tables cheaper
+    (see the module's text)::
+
+        def product_nth_key(after, n):  # the n-th id after `after`, or None
+            row = db.execute("SELECT id FROM product WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
+                             (after if after is not None else 0, n - 1)).fetchone()
+            return row[0] if row else None
+
+        def product_keys(after, limit):
+            return [k for (k,) in db.execute("SELECT id FROM product WHERE id > ? ORDER BY id LIMIT ?",
+                                             (after if after is not None else 0, limit))]
+
+        def product_stats(after, last):  # last is None for the open last page
+            return db.execute("SELECT count(*), max(updated) FROM product WHERE id > ? AND id <= ?",
+                              (after if after is not None else 0, last if last is not None else 2**63 - 1)
+                              ).fetchone()
     """
 
-    __slots__ = ("_fetch",)
+    __slots__ = ("_fetch", "keys", "nth_key", "stats")
 
-    def __init__(self, fetch: Callable[[Any, int], Pairs]) -> None:
+    def __init__(self, fetch: Callable[[Any, int], Pairs], *, keys: KeysFn | None = None,
+                 nth_key: NthKeyFn | None = None, stats: StatsFn | None = None) -> None:
         if not callable(fetch):
             raise ConfigurationError(f"KeysetSource needs a callable fetch(after, limit), got {fetch!r}")
+        for name, fn in (("keys(after, limit)", keys), ("nth_key(after, n)", nth_key),
+                         ("stats(after, last)", stats)):
+            if fn is not None and not callable(fn):
+                raise ConfigurationError(f"KeysetSource: {name} must be callable, got {fn!r}")
         self._fetch = fetch
+        #: The optional hooks (``None`` when not given).
+        self.keys: KeysFn | None = keys
+        self.nth_key: NthKeyFn | None = nth_key
+        self.stats: StatsFn | None = stats
 
     def fetch(self, after: Any, limit: int, /) -> Pairs:
         return self._fetch(after, limit)
@@ -73,6 +116,9 @@ class IterableSource:
         start = 0 if after is None else int(after) + 1
         return zip(itertools.count(start), itertools.islice(iter(self._make()), start, start + limit),
                    strict=False)
+
+    def keys(self, after: Any, limit: int, /) -> Iterable[Any]:
+        return (key for key, _entry in self.fetch(after, limit))
 
 
 def _attr(sitemap: Any, name: str, item: Any) -> Any:
@@ -119,7 +165,7 @@ class DjangoSitemapSource:
 
     def fetch(self, after: Any, limit: int, /) -> Pairs:
         items = self._sitemap.items()
-        if hasattr(items, "model") and hasattr(items, "order_by") and hasattr(items, "filter"):
+        if _is_queryset(items):
             qs = items.order_by("pk")
             if after is not None:
                 qs = qs.filter(pk__gt=after)
@@ -127,6 +173,21 @@ class DjangoSitemapSource:
         start = 0 if after is None else int(after) + 1
         return ((i, self._entry(obj)) for i, obj in
                 zip(itertools.count(start), itertools.islice(iter(items), start, start + limit), strict=False))
+
+    def keys(self, after: Any, limit: int, /) -> Iterable[Any]:
+        """Primary keys only (``values_list``) for a QuerySet; positions otherwise."""
+        items = self._sitemap.items()
+        if _is_queryset(items):
+            qs = items.order_by("pk")
+            if after is not None:
+                qs = qs.filter(pk__gt=after)
+            return list(qs.values_list("pk", flat=True)[:limit])
+        start = 0 if after is None else int(after) + 1
+        return range(start, start + sum(1 for _ in itertools.islice(iter(items), start, start + limit)))
+
+
+def _is_queryset(items: Any) -> bool:
+    return hasattr(items, "model") and hasattr(items, "order_by") and hasattr(items, "filter")
 
 
 def _is_django_sitemap(obj: Any) -> bool:
@@ -146,6 +207,26 @@ def as_source(name: str, section: Any, base_url: str) -> Source:
         return IterableSource(section)
     raise ConfigurationError(f"section {name!r}: expected a KeysetSource, a Django Sitemap or a callable "
                              f"returning UrlEntry objects, got {type(section).__name__}")
+
+
+def source_keys(source: Source, after: Any, limit: int) -> list[Any]:
+    """Up to ``limit`` keys after ``after``: the source's ``keys`` hook, else the keys of ``fetch``."""
+    keys = getattr(source, "keys", None)
+    if keys is not None:
+        return list(itertools.islice(iter(keys(after, limit)), limit))
+    return [key for key, _entry in itertools.islice(iter_pairs(source, after, limit), limit)]
+
+
+def nth_key_hook(source: Source) -> NthKeyFn | None:
+    """The source's ``nth_key(after, n)`` hook, if it has one."""
+    nth = getattr(source, "nth_key", None)
+    return nth if callable(nth) else None
+
+
+def stats_hook(source: Source) -> StatsFn | None:
+    """The source's ``stats(after, last)`` hook, if it has one."""
+    stats = getattr(source, "stats", None)
+    return stats if callable(stats) else None
 
 
 def iter_pairs(source: Source, after: Any, limit: int) -> Iterator[tuple[Any, UrlEntry]]:
