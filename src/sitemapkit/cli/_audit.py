@@ -24,7 +24,7 @@ from sitemapkit.audit import (
     write_reports,
 )
 from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_sources, quiet_option, stderr_console
-from sitemapkit.cli._crawlopts import crawl_options
+from sitemapkit.cli._crawlopts import audit_crawl_options
 from sitemapkit.core import ConfigurationError
 from sitemapkit.crawl import crawl_options_from
 
@@ -56,7 +56,7 @@ def _fail_on(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.option("--no-crawl", is_flag=True, help="Skip the crawl (no orphan / missing_from_sitemap findings).")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Keep the audit's working set in this SQLite file (default: in memory).")
-@crawl_options
+@audit_crawl_options
 @quiet_option
 def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt: str, fail_on: frozenset[str],
                   sample: int | None, seed: int | None, no_crawl: bool, state_path: str | None,

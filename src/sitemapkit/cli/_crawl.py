@@ -93,7 +93,6 @@ class _LiveProgress:
                    "~/.cache/sitemapkit/crawl/https_example.com/state.sqlite). Keep it between crawls: unchanged "
                    "pages keep their lastmod.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted crawl in --state instead of starting over.")
-@click.option("--images", is_flag=True, help="Add the pages' images (img src / srcset) to the sitemap.")
 @click.option("--max-query-variants", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
               help="Trap protection: crawl at most N query-string variants of one path.")
 @click.option("--max-url-length", type=click.IntRange(min=16, max=MAX_LOC_LENGTH), default=MAX_LOC_LENGTH,
@@ -103,7 +102,7 @@ class _LiveProgress:
 @output_options
 @quiet_option
 @submit_options
-def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, resume: bool, images: bool,
+def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, resume: bool,
           max_query_variants: int, max_url_length: int, keep_tracking_params: bool, fail_on_broken: bool,
           output: OutputOptions, quiet: bool = False, **submit: Any) -> None:
     """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
@@ -132,7 +131,7 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     strip = tuple(crawl_values["strip_param"])
     if not keep_tracking_params:
         strip = (*DEFAULT_STRIP_PARAMS, *strip)
-    options = crawl_options_from(crawl_values, images=images, strip_params=strip, max_url_length=max_url_length,
+    options = crawl_options_from(crawl_values, strip_params=strip, max_url_length=max_url_length,
                                  max_query_variants=max_query_variants)
     out = output.out
     console = stderr_console()

@@ -41,6 +41,7 @@ from sitemapkit.core._extensions import (
     make_alternate,
     plain_image,
 )
+from sitemapkit.core._hints import HINT_HELP, HintRule, SitemapHints, depth_priority, parse_hints
 from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, lastmod_of_valid_form, parse_lastmod_lenient
 from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
@@ -119,6 +120,7 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 __all__ = [
     "CODES",
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "HINT_HELP",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
     "MAX_ALTERNATES_PER_URL",
@@ -145,6 +147,7 @@ __all__ = [
     "ConfigurationError",
     "FetchError",
     "HTTPStatusError",
+    "HintRule",
     "Image",
     "InputError",
     "InvalidEntryError",
@@ -164,6 +167,7 @@ __all__ = [
     "ScratchDir",
     "SeenSet",
     "Severity",
+    "SitemapHints",
     "SitemapRef",
     "SitemapkitError",
     "SourceNotFoundError",
@@ -187,6 +191,7 @@ __all__ = [
     "canonical_loc_entry",
     "canonical_url_entry",
     "define_code",
+    "depth_priority",
     "entry_from_dict",
     "entry_to_dict",
     "escape_controls",
@@ -203,6 +208,7 @@ __all__ = [
     "normalize_loc",
     "open_store",
     "page_environment",
+    "parse_hints",
     "parse_lastmod_lenient",
     "plain_image",
     "quote_value",

@@ -37,6 +37,7 @@ from sitemapkit.core import (
     Location,
     Problem,
     PublishError,
+    SitemapHints,
     UrlEntry,
     run_isolated,
 )
@@ -111,10 +112,12 @@ class UrlMapping:
                 f"under {self.base}")
 
 
-def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = None) -> Iterator[UrlEntry]:
+def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = None,
+                    hints: SitemapHints | None = None) -> Iterator[UrlEntry]:
     """The sitemap's entries from a crawl state, by URL: every indexable page with its lastmod, confirmed
     hreflang alternates (reciprocal, self included) and images. Streams from SQLite. ``map_url`` rewrites
-    every URL written (page, hreflang href, image), e.g. a :class:`UrlMapping`."""
+    every URL written (page, hreflang href, image), e.g. a :class:`UrlMapping`. ``hints`` give changefreq and
+    priority, by the crawled URL's path (see :class:`~sitemapkit.core.SitemapHints`)."""
     m = map_url or (lambda u: u)
     for page_id, url, lastmod, images_json in state.sitemap_pages():
         alternates = state.confirmed_alternates(page_id, url)
@@ -122,11 +125,13 @@ def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = No
         alts = tuple(Alternate(lang, m(href)) for lang, href in alternates) if len(alternates) > 1 else ()
         images = tuple(Image(m(loc)) for loc in json.loads(images_json)) if images_json else ()
         last = LastMod(lastmod) if lastmod else None
+        changefreq, priority = hints.values(url) if hints is not None else (None, None)
         try:
-            yield UrlEntry(loc=m(url), lastmod=last, alternates=alts, images=images)
+            yield UrlEntry(loc=m(url), lastmod=last, changefreq=changefreq, priority=priority, alternates=alts,
+                           images=images)
         except InvalidValueError:
             # An image URL the protocol rejects must not drop the page itself.
-            yield UrlEntry(loc=m(url), lastmod=last, alternates=alts)
+            yield UrlEntry(loc=m(url), lastmod=last, changefreq=changefreq, priority=priority, alternates=alts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +253,7 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
         not_written = 0
         try:
             with SitemapSetWriter(out, published_at, **writer_kwargs) as writer:
-                for entry in sitemap_entries(state, mapping):
+                for entry in sitemap_entries(state, mapping, options.hints):
                     try:
                         writer.add(entry)
                     except InvalidValueError as exc:

@@ -32,6 +32,7 @@ from sitemapkit.core import (
     Problem,
     ProblemTally,
     Severity,
+    SitemapHints,
     redact_credentials,
 )
 from sitemapkit.generator._inputs import iter_generate_runs
@@ -114,6 +115,7 @@ class Generation:
         on_problem: Callable[[Problem], None] | None = None,
         on_excluded: Callable[[Exclusion], None] | None = None,
         on_note: Callable[[str], None] | None = None,
+        hints: SitemapHints | None = None,
     ) -> None:
         if not inputs:
             raise ConfigurationError("generate needs at least one input")
@@ -127,6 +129,7 @@ class Generation:
         self.include = tuple(include)
         self.exclude = tuple(exclude)
         self.allow_cross_host = allow_cross_host
+        self.hints = hints if hints is not None and not hints.empty else None
         self.state_path = state
         self.workers = workers
         self.scheduler = scheduler
@@ -160,11 +163,14 @@ class Generation:
         site = SiteRun(SiteState.load(self.state_path) if self.state_path is not None else None,
                        on_excluded=self.on_excluded, on_note=self.on_note)
         report = self._report
+        hints = self.hints  # None unless asked for: the loop then does no per-entry work for them
         runs = iter_generate_runs(self.inputs, base_url=self.base_url, include=self.include, exclude=self.exclude,
                                   skip_files=_own_files(self.out_dir), stdin=self.stdin, site=site)
         with _fewer_collections(), writer:
             for item in runs:
                 if item.__class__ is EntryRun:  # a URL list's entries, a run at a time
+                    if hints is not None:
+                        item.entries = [hints.apply(e) for e in item.entries]
                     _add_run(writer, hosts, item, report)
                     continue
                 if isinstance(item, Problem):
@@ -175,6 +181,8 @@ class Generation:
                 if off_host is not None:
                     report(off_host)
                     continue
+                if hints is not None:
+                    entry = hints.apply(entry)
                 try:
                     writer.add(entry)
                 except InvalidValueError as exc:
@@ -202,7 +210,8 @@ class Generation:
             raise ConfigurationError(f"{not_data[0]} is not partitioned data: with workers or a scheduler every "
                                      "input is a Parquet dataset or a folder of CSV / JSONL files")
         used = [name for name, value in (("include", self.include), ("exclude", self.exclude),
-                                         ("state", self.state_path)) if value]
+                                         ("state", self.state_path), ("changefreq/priority rules", self.hints))
+                if value]
         if used:
             raise ConfigurationError(f"{', '.join(used)} do not apply to partitioned data")
         if self.workers is not None and self.workers < 1:
@@ -240,8 +249,9 @@ def generate(
     Options: ``gzip``, ``max_urls``, ``max_bytes``, ``formats`` (``xml``, ``txt``, ``html``), ``xsl``,
     ``dedupe``; ``include`` / ``exclude`` (globs on file or URL paths); ``allow_cross_host`` (write URLs on other
     hosts than ``base_url``; else reported as SM608 and skipped); ``state`` (a JSON file: lastmod of site pages
-    moves only when their content does); ``workers`` / ``scheduler`` (partitioned data); callbacks
-    ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and ``on_note(str)``.
+    moves only when their content does); ``hints`` (a :class:`~sitemapkit.core.SitemapHints`: changefreq and
+    priority for entries that give none, by default, path rule or depth); ``workers`` / ``scheduler``
+    (partitioned data); callbacks ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and ``on_note(str)``.
 
     Example: ``result = generate(["urls.csv"], "public/", base_url="https://example.com/", gzip=True)``, then
     ``result.manifest.entry_point`` and ``result.errors``.

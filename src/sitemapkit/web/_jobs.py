@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemapkit.core import ConfigurationError, SitemapkitError, is_absolute_http_url, run_isolated
+from sitemapkit.core import ConfigurationError, SitemapkitError, is_absolute_http_url, parse_hints, run_isolated
 from sitemapkit.crawl import (
     CRAWL_OPTION_SPECS,
     Crawler,
@@ -115,12 +115,31 @@ def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         "gzip": _bool(data, "gzip", False),
         "formats": list(dict.fromkeys(formats)),
         "base_url": base_url.strip() if base_url else None,
+        **_hints(data),
     }
     try:
         check_start_url(url, crawl_options(options))
     except ConfigurationError as exc:
         raise JobError(f"url: {exc}" if "URL" in str(exc) else str(exc)) from None
     return url, options
+
+
+def _hints(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``images``, ``changefreq``, ``priority`` and ``rules`` (a list of ``--rule`` strings, or one a line), stored
+    under their crawl option names; checked as the CLI checks them, errors named by the field."""
+    changefreq = data.get("changefreq") or None
+    priority = data.get("priority") or None
+    if changefreq is not None and not isinstance(changefreq, str):
+        raise JobError(f"changefreq: not a changefreq value: {changefreq!r}")
+    if priority is not None and not isinstance(priority, (str, int, float)):
+        raise JobError(f"priority: a number from 0.0 to 1.0 or 'depth', not {priority!r}")
+    rules = _patterns(data, "rules")
+    priority = None if priority is None else str(priority)
+    try:
+        parse_hints(changefreq, priority, rules)
+    except ConfigurationError as exc:
+        raise JobError(str(exc).replace("--rule", "rules", 1).replace("--", "", 1)) from None
+    return {"images": _bool(data, "images", False), "changefreq": changefreq, "priority": priority, "rule": rules}
 
 
 def crawl_options(options: Mapping[str, Any]) -> CrawlOptions:
