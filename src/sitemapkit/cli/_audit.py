@@ -23,7 +23,14 @@ from sitemapkit.audit import (
     write_json,
     write_reports,
 )
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_sources, quiet_option, stderr_console
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    check_sources,
+    quiet_option,
+    resolve_bare_host,
+    stderr_console,
+)
 from sitemapkit.cli._crawlopts import audit_crawl_options
 from sitemapkit.core import ConfigurationError
 from sitemapkit.crawl import crawl_options_from
@@ -78,6 +85,7 @@ def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt
       sitemapkit audit https://example.com/ --fail-on not_found,redirect
       sitemapkit audit https://example.com/ --sample 1000 --seed 1
     """
+    site = resolve_bare_host(site)
     check_sources([site], stdin=False, param_hint="SITE")
     check_sources(sitemaps, stdin=False, param_hint="--sitemap")
     if "://" not in site:

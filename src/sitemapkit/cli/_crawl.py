@@ -22,6 +22,7 @@ from sitemapkit.cli._common import (
     fail,
     print_problem,
     quiet_option,
+    resolve_bare_host,
     stderr_console,
 )
 from sitemapkit.cli._crawlopts import crawl_options
@@ -128,6 +129,7 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
       sitemapkit crawl https://example.com/ -o public/ --resume  # after Ctrl-C
     """
     check_submit_options(submit["submit_state"], submit["submit_key"])
+    url = resolve_bare_host(url)
     strip = tuple(crawl_values["strip_param"])
     if not keep_tracking_params:
         strip = (*DEFAULT_STRIP_PARAMS, *strip)

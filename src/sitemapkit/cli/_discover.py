@@ -9,7 +9,16 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, Progress, check_url, emit_json, plural, quiet_option
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    Progress,
+    check_url,
+    emit_json,
+    plural,
+    quiet_option,
+    resolve_bare_host,
+)
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core import Problem, Severity, escape_controls
 from sitemapkit.fetch import Discovery, HttpClient, SitemapNode, WalkItem, is_site_url, iterate_async, walk_site
@@ -133,7 +142,7 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
       sitemapkit discover https://example.com/
       sitemapkit discover https://example.com/sitemap_index.xml --format json
     """
-    check_url(url)
+    url = check_url(resolve_bare_host(url))
     settings = settings_from(fetch)
     started = time.monotonic()
     found: Discovery | None = None

@@ -20,6 +20,7 @@ from sitemapkit.cli._common import (
     plural,
     print_problem,
     quiet_option,
+    resolve_bare_host,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core import (
@@ -186,6 +187,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls sitemap.xml --format csv --no-follow
     """
     check_sources(sources)
+    sources = tuple(s if s == "-" or os.path.exists(s) else resolve_bare_host(s) for s in sources)
     for source in sources:  # a folder without sitemap files is a usage error, as for validate and diff
         if source != "-" and os.path.isdir(source):
             try:

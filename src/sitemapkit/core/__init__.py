@@ -92,6 +92,7 @@ from sitemapkit.core._seen import SEEN, SEEN_EXACT, SeenSet
 from sitemapkit.core._spill import SpillList
 from sitemapkit.core._urls import (
     SIMPLE_URI,
+    bare_host_url,
     has_credentials,
     iri_to_uri,
     is_absolute_http_url,
@@ -186,6 +187,7 @@ __all__ = [
     "atomic_binary",
     "atomic_text",
     "atomic_write_bytes",
+    "bare_host_url",
     "canonical_alternate",
     "canonical_image",
     "canonical_loc_entry",

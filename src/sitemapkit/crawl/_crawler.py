@@ -48,6 +48,7 @@ from sitemapkit.core import (
     LastMod,
     Severity,
     TooManyRedirectsError,
+    bare_host_url,
     define_code,
     is_absolute_http_url,
     redact_credentials,
@@ -108,7 +109,10 @@ class _Counters:
 
 def check_start_url(url: str, options: CrawlOptions | None = None) -> str:
     """The normalised start URL of a crawl, or :class:`ConfigurationError` saying why ``url`` cannot be one.
-    Touches nothing: callers validate before they create the output folder or the state file."""
+    Touches nothing: callers validate before they create the output folder or the state file. A bare host
+    (``example.com``) is taken as its https URL; front ends find the scheme it answers on first
+    (:func:`sitemapkit.fetch.resolve_site_url`)."""
+    url = bare_host_url(url) or url
     problem = url_argument_problem(url.strip())  # a bad port, credentials (never echoed), a control character
     if problem is not None and is_absolute_http_url(url.strip()):
         raise ConfigurationError(problem)

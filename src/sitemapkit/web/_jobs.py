@@ -15,10 +15,17 @@ import threading
 import time
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sitemapkit.core import ConfigurationError, SitemapkitError, is_absolute_http_url, parse_hints, run_isolated
+from sitemapkit.core import (
+    ConfigurationError,
+    SitemapkitError,
+    bare_host_url,
+    is_absolute_http_url,
+    parse_hints,
+    run_isolated,
+)
 from sitemapkit.crawl import (
     CRAWL_OPTION_SPECS,
     Crawler,
@@ -33,6 +40,7 @@ from sitemapkit.crawl import (
     crawl_site,
     summarize,
 )
+from sitemapkit.fetch import resolve_site_url
 from sitemapkit.web._store import CrawlRecord, HistoryStore
 
 __all__ = ["WEB_CRAWL_FIELDS", "CrawlManager", "JobError", "parse_crawl_request"]
@@ -279,6 +287,11 @@ class CrawlManager:
         options = crawl_options(record.options)
         state_path = self.store.state_path(record.id)
         self._update(record.id, status="running")
+        if bare_host_url(record.url) is not None:  # typed without a scheme: https first, then http
+            chosen = resolve_site_url(record.url, connect_timeout=options.connect_timeout,
+                                      user_agent=options.user_agent)
+            record = replace(record, url=chosen.url)
+            self._update(record.id, url=chosen.url, note=chosen.note)
         with CrawlState(state_path) as state:
             with job.lock:
                 job.crawler = Crawler(record.url, state, options)
