@@ -9,13 +9,13 @@ also stay in the ordinary link graph, so a broken image is a broken link of its 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sitemapkit.crawl._state import CrawlState
 
-__all__ = ["BROKEN_IMAGES", "BrokenImage", "broken_images", "is_image", "page_titles", "record_images",
-           "record_title"]
+__all__ = ["BROKEN_IMAGES", "BrokenImage", "broken_images", "is_image", "record_images", "record_title",
+           "title_lookup"]
 
 #: The broken images among the state's URLs (an SQL condition on ``urls``).
 BROKEN_IMAGES = ("state = 2 AND (status >= 400 OR error IS NOT NULL) AND id IN (SELECT img FROM image_uses)")
@@ -59,7 +59,13 @@ def record_title(state: CrawlState, page: int, title: str) -> None:
     state.db.execute("INSERT OR REPLACE INTO titles(page, title) VALUES (?, ?)", (page, title))
 
 
-def page_titles(state: CrawlState) -> dict[str, str]:
-    """The titles of the sitemap's pages, by URL (for the HTML sitemap's link texts)."""
-    cur = state.db.execute("SELECT u.url, t.title FROM titles t JOIN urls u ON u.id = t.page WHERE u.in_sitemap = 1")
-    return {str(u): str(t) for u, t in cur}
+def title_lookup(state: CrawlState, crawled_url: Callable[[str], str] | None = None) -> Callable[[str], str | None]:
+    """A page's title by the URL written to the sitemap (``crawled_url`` maps it back to the URL crawled, for a
+    staging crawl): one indexed query a page, so no crawl's titles are all held in memory."""
+    query = "SELECT t.title FROM urls u JOIN titles t ON t.page = u.id WHERE u.url = ?"
+
+    def title(url: str) -> str | None:
+        row = state.db.execute(query, (crawled_url(url) if crawled_url is not None else url,)).fetchone()
+        return None if row is None else str(row[0])
+
+    return title

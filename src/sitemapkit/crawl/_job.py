@@ -42,6 +42,7 @@ from sitemapkit.core import (
     run_isolated,
 )
 from sitemapkit.crawl._crawler import SM701, Crawler, check_start_url
+from sitemapkit.crawl._images import title_lookup
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._reach import StartUrlError, start_failure
 from sitemapkit.crawl._report import ReportSummary, write_crawl_reports
@@ -105,6 +106,17 @@ class UrlMapping:
             origin = f"{crawled.scheme}://{crawled.netloc}"
             if url.startswith(origin + "/") or url == origin:
                 return f"{base.scheme}://{base.netloc}" + url[len(origin):]
+        return url
+
+    def source_of(self, url: str) -> str:
+        """The crawled URL a written one came from (the inverse of calling the mapping)."""
+        if url.startswith(self.base):
+            return self.crawled + url[len(self.base):]
+        crawled, base = urlsplit(self.crawled), urlsplit(self.base)
+        if crawled.path == base.path:
+            origin = f"{base.scheme}://{base.netloc}"
+            if url.startswith(origin + "/") or url == origin:
+                return f"{crawled.scheme}://{crawled.netloc}" + url[len(origin):]
         return url
 
     def describe(self) -> str:
@@ -252,7 +264,8 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
             on_notice(mapping.describe())
         not_written = 0
         try:
-            with SitemapSetWriter(out, published_at, **writer_kwargs) as writer:
+            titles = title_lookup(state, mapping.source_of if mapping is not None else None)
+            with SitemapSetWriter(out, published_at, page_titles=titles, **writer_kwargs) as writer:
                 for entry in sitemap_entries(state, mapping, options.hints):
                     try:
                         writer.add(entry)

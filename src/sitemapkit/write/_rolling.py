@@ -21,7 +21,14 @@ from typing import BinaryIO, Literal, NoReturn
 from sitemapkit.core import InvalidEntryError, SitemapRef, UrlEntry, has_credentials, redact_credentials
 from sitemapkit.write._codes import SM607
 from sitemapkit.write._render import UrlRenderer, Warnings
-from sitemapkit.write._writers import URLSET_FOOTER, HtmlWriter, TextWriter, html_closing_size, urlset_header
+from sitemapkit.write._writers import (
+    TITLE_CHARS,
+    URLSET_FOOTER,
+    HtmlWriter,
+    TextWriter,
+    html_closing_size,
+    urlset_header,
+)
 
 __all__ = ["FORMATS", "Done", "Format", "Out", "RollSettings", "Roller", "StreamRoller", "XmlRoller",
            "refuse_credentials", "refuse_entry", "utc_now_text"]
@@ -46,6 +53,9 @@ class RollSettings:
     max_news: int
     html_title: str
     warnings: Warnings
+    page_titles: Callable[[str], str | None] | None = None
+    #: The origin the HTML pages are served from: links to its pages are written root-relative (``/blog/a``).
+    html_origin: str | None = None
 
 
 def refuse_credentials(loc: str) -> NoReturn:
@@ -281,7 +291,8 @@ class StreamRoller(Roller):
             level = settings.gzip_level if self.fmt == "txt" else None
             self.out = Out(self.tmp, level)
             self.writer = (TextWriter(self.out) if self.fmt == "txt"
-                           else HtmlWriter(self.out, title=settings.html_title))
+                           else HtmlWriter(self.out, title=settings.html_title, titles=settings.page_titles,
+                                      origin=settings.html_origin))
         self.writer.write(entry)
 
     def finish(self) -> None:
@@ -309,8 +320,9 @@ def _estimate(entry: UrlEntry, fmt: Format) -> int:
     if fmt == "txt":
         return len(entry.loc) + 1
     # html: the href, the link text and possibly a new section's heading, each at most the loc's length in UTF-8
-    # bytes once percent-decoded and at most 6x that once escaped (&apos;), plus fixed markup and a <time>.
-    return 18 * len(entry.loc) + 300
+    # bytes once percent-decoded and at most 6x that once escaped (&apos;), plus fixed markup and a page title
+    # (at most TITLE_CHARS characters, 4 UTF-8 bytes each, 6x that escaped... bounded by 6 bytes a character).
+    return 18 * len(entry.loc) + 300 + 6 * TITLE_CHARS
 
 
 def utc_now_text() -> str:
