@@ -22,7 +22,7 @@ from sitemapkit.cli._common import (
 )
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.core import HINT_HELP, MAX_WORKERS, Changefreq, ConfigurationError, Problem, ProblemTally, parse_hints
+from sitemapkit.core import HINT_HELP, MAX_WORKERS, Changefreq, ConfigurationError, Problem, ProblemTally
 from sitemapkit.generator import CAP, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]
@@ -106,7 +106,11 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     check_sources(inputs, urls=False, param_hint="INPUT")
     check_submit_options(submit["submit_state"], submit["submit_key"])
     try:
-        hints = parse_hints(changefreq, priority, rules)
+        hints = None
+        if changefreq or priority or rules:  # the rules model is loaded only when asked for
+            from sitemapkit.core import parse_hints
+
+            hints = parse_hints(changefreq, priority, rules)
         job = Generation(inputs, output.out, base_url=output.base_url, include=include, exclude=exclude,
                          allow_cross_host=allow_cross_host, state=state_path, workers=workers, scheduler=scheduler,
                          stdin=sys.stdin.buffer if "-" in inputs else None, on_problem=_capped_printer(),

@@ -41,7 +41,7 @@ from sitemapkit.core._extensions import (
     make_alternate,
     plain_image,
 )
-from sitemapkit.core._hints import HINT_HELP, HintRule, SitemapHints, depth_priority, parse_hints
+from sitemapkit.core._hinthelp import HINT_HELP
 from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, lastmod_of_valid_form, parse_lastmod_lenient
 from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
@@ -105,6 +105,7 @@ from sitemapkit.core._urls import (
 from sitemapkit.core._version import VERSION
 
 if TYPE_CHECKING:
+    from sitemapkit.core._hints import HintRule, SitemapHints, depth_priority, parse_hints
     from sitemapkit.core._loops import run_isolated
     from sitemapkit.core._pages import page_environment
     from sitemapkit.core._store import StoreConnection, StoreSpec, open_store, sql_statements
@@ -115,6 +116,7 @@ _LAZY = {
     "run_isolated": "sitemapkit.core._loops",
     **dict.fromkeys(("StoreConnection", "StoreSpec", "open_store", "sql_statements"), "sitemapkit.core._store"),
     "page_environment": "sitemapkit.core._pages",
+    **dict.fromkeys(("HintRule", "SitemapHints", "depth_priority", "parse_hints"), "sitemapkit.core._hints"),
 }
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 

@@ -23,6 +23,7 @@ from fnmatch import translate
 from urllib.parse import urlsplit
 
 from sitemapkit.core._errors import ConfigurationError
+from sitemapkit.core._hinthelp import HINT_HELP
 from sitemapkit.core._model import Changefreq, UrlEntry
 
 __all__ = ["DEPTH", "HINT_HELP", "HintRule", "SitemapHints", "depth_priority", "parse_hints"]
@@ -30,16 +31,6 @@ __all__ = ["DEPTH", "HINT_HELP", "HintRule", "SitemapHints", "depth_priority", "
 #: The priority value that means "by the URL's depth".
 DEPTH = "depth"
 _CHANGEFREQS = ", ".join(c.value for c in Changefreq)
-_IGNORED = "Google ignores changefreq and priority; Bing and other engines may read them."
-#: The help of the three options, by name, for every front end (``crawl``, ``generate``, the web app).
-HINT_HELP = {
-    "changefreq": f"changefreq for every URL that has none (a --rule may set another). {_IGNORED}",
-    "priority": "priority (0.0 to 1.0) for every URL that has none, or 'depth': 1.0 for the home page, 0.1 less "
-                f"per path segment, at least 0.1. {_IGNORED}",
-    "rule": "'GLOB changefreq=VALUE priority=VALUE' (either key optional; repeatable): URLs whose path matches "
-            "GLOB ('*' spans '/', e.g. '/blog/*') get these values; the first matching rule wins, then --changefreq "
-            "/ --priority. Values an input row gives are kept.",
-}
 
 
 def depth_priority(loc: str) -> float:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sitemapkit.core import (
     MAX_SITEMAP_BYTES,
@@ -32,7 +32,6 @@ from sitemapkit.core import (
     Problem,
     ProblemTally,
     Severity,
-    SitemapHints,
     redact_credentials,
 )
 from sitemapkit.generator._inputs import iter_generate_runs
@@ -47,6 +46,9 @@ from sitemapkit.write import (
     SitemapSetWriter,
     read_manifest,
 )
+
+if TYPE_CHECKING:
+    from sitemapkit.core import SitemapHints
 
 __all__ = ["CAP", "GenerateResult", "Generation", "generate"]
 
