@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from sitemapkit.core._errors import ConfigurationError
 from sitemapkit.core._hinthelp import HINT_HELP
-from sitemapkit.core._model import Changefreq, UrlEntry
+from sitemapkit.core._model import Changefreq, UrlEntry, canonical_url_entry
 
 __all__ = ["DEPTH", "HINT_HELP", "HintRule", "SitemapHints", "depth_priority", "parse_hints"]
 
@@ -33,10 +33,26 @@ DEPTH = "depth"
 _CHANGEFREQS = ", ".join(c.value for c in Changefreq)
 
 
+# The path of an absolute URL: after the authority, before the query or fragment (urlsplit's path, ~20x faster).
+_PATH = re.compile(r"[^/]*//[^/?#]*([^?#]*)")
+
+
+def _path_of(loc: str) -> str:
+    m = _PATH.match(loc)
+    return (m[1] if m is not None else urlsplit(loc).path) or "/"
+
+
+def _depth_priority(path: str) -> float:
+    depth = len([s for s in path.split("/") if s])
+    return _BY_DEPTH[depth] if depth < len(_BY_DEPTH) else 0.1
+
+
+_BY_DEPTH = [round(max(0.1, 1.0 - 0.1 * d), 1) for d in range(10)]
+
+
 def depth_priority(loc: str) -> float:
     """1.0 for the site's root, 0.1 less for each path segment below it, never under 0.1."""
-    depth = len([s for s in urlsplit(loc).path.split("/") if s])
-    return round(max(0.1, 1.0 - 0.1 * depth), 1)
+    return _depth_priority(_path_of(loc))
 
 
 def _changefreq(value: str, option: str) -> Changefreq:
@@ -121,8 +137,8 @@ class SitemapHints:
     def values(self, loc: str) -> tuple[Changefreq | None, float | None]:
         """(changefreq, priority) for ``loc``: the first matching rule's, then the defaults."""
         changefreq, priority = self.changefreq, self.priority
+        path = _path_of(loc) if self.rules or priority == DEPTH else "/"
         if self.rules:
-            path = urlsplit(loc).path or "/"
             for rule in self.rules:
                 if rule.match(path):
                     if rule.changefreq is not None:
@@ -131,7 +147,7 @@ class SitemapHints:
                         priority = rule.priority
                     break
         if priority == DEPTH:
-            return changefreq, depth_priority(loc)
+            return changefreq, _depth_priority(path)
         return changefreq, priority  # type: ignore[return-value]
 
     def apply(self, entry: UrlEntry) -> UrlEntry:
@@ -145,8 +161,8 @@ class SitemapHints:
             priority = entry.priority
         if changefreq is entry.changefreq and priority == entry.priority:
             return entry
-        return UrlEntry(entry.loc, entry.lastmod, changefreq, priority, entry.images, entry.videos, entry.news,
-                        entry.alternates, entry.mobile)
+        return canonical_url_entry(entry.loc, entry.lastmod, changefreq, priority, entry.images, entry.videos,
+                                   entry.news, entry.alternates, entry.mobile)
 
     def to_strings(self) -> dict[str, object]:
         """The hints as the options that give them: ``changefreq``, ``priority`` and ``rules`` (JSON-ready)."""
