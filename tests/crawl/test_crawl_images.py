@@ -59,6 +59,7 @@ def test_crawl_lists_checks_and_reports_images(server: LocalServer, tmp_path: Pa
     out = tmp_path / "out"
     res = run_cli(["crawl", server.url("/"), "--out", out, "--state", tmp_path / "s.sqlite", *FAST, "--images"])
     assert res.returncode == 0, res.stderr
+    assert "broken (2 of them images)" in res.stdout
     root = etree.parse(str(out / "sitemap.xml")).getroot()
     images = {u.findtext("sm:loc", namespaces=NS): [i.text for i in u.findall("image:image/image:loc", NS)]
               for u in root.findall("sm:url", NS)}

@@ -156,8 +156,9 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     assert result.manifest is not None
     report = result.report
     print_manifest_summary(result.manifest)
+    images = f" ({report.broken_images:,} of them images)" if report.broken_images else ""
     click.echo(f"Crawled {report.pages_crawled:,} URLs in {result.run.elapsed:.1f} s: {report.in_sitemap:,} in the "
-               f"sitemap, {report.broken:,} broken, {report.redirects:,} redirects, {report.excluded:,} "
+               f"sitemap, {report.broken:,} broken{images}, {report.redirects:,} redirects, {report.excluded:,} "
                f"excluded. Report: {out / REPORT_HTML}")
     if not result.complete:
         click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "

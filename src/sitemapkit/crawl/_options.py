@@ -179,7 +179,8 @@ CRAWL_OPTION_SPECS: tuple[OptionSpec, ...] = (
 #: (see :mod:`sitemapkit.core._hints`); part of :data:`CRAWL_OPTION_SPECS`.
 HINT_OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("images", "flag", False, "List each page's images in the sitemap (img src, every srcset candidate, "
-               "<picture> sources) and check them: broken images are reported with the pages that use them.",
+               "<picture> sources) and check them (HEAD; each check counts toward --max-pages): broken images are "
+               "reported with the pages that use them.",
                sitemap=True),
     OptionSpec("changefreq", "choice", None, HINT_HELP["changefreq"], choices=tuple(c.value for c in Changefreq),
                sitemap=True),
