@@ -101,3 +101,22 @@ def test_fifty_thousand_urls_stay_small(tmp_path: Path) -> None:
     assert len(data) < 5_000_000
     assert elements + texts < 151_000
     assert len(root.findall(".//section")) == 10
+
+
+def test_generate_from_a_site_folder_links_pages_by_title(tmp_path: Path) -> None:
+    from tests.support.cli import run_cli
+
+    site = tmp_path / "site"
+    (site / "blog").mkdir(parents=True)
+    (site / "index.html").write_text("<html><head><title>Kiwi  Shop</title></head><body>x</body></html>")
+    (site / "blog" / "first.html").write_text("<html><head><title>First post</title></head><body>x</body></html>")
+    (site / "blog" / "untitled.html").write_text("<html><body>x</body></html>")
+    res = run_cli(["generate", site, "-o", tmp_path / "out", "--base-url", "https://kiwi.example/",
+                   "--format", "html"])
+    assert res.returncode == 0, res.stderr
+    page = (tmp_path / "out" / "sitemap.html").read_text(encoding="utf-8")
+    assert "<title>Site map – kiwi.example</title>" in page
+    assert '<a href="/">Kiwi Shop</a>' in page
+    assert '<a href="/blog/first.html">First post</a>' in page
+    assert '<a href="/blog/untitled.html">/blog/untitled.html</a>' in page
+    assert "<h2>/blog/ <small>(2)</small></h2>" in page

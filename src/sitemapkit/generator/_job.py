@@ -159,11 +159,13 @@ class Generation:
         (the previous set, if any, is then unchanged)."""
         if self.partitioned:
             return self._run_partitioned()
+        site = SiteRun(SiteState.load(self.state_path) if self.state_path is not None else None,
+                       on_excluded=self.on_excluded, on_note=self.on_note,
+                       titles="html" in self.writer_kwargs["formats"])  # site folders' titles: the page's links
         writer = self._writer = SitemapSetWriter(self.out_dir, self.base_url, check_scope=not self.allow_cross_host,
+                                                 page_titles=None if site.titles is None else site.titles.get,
                                                  **self.writer_kwargs)
         hosts = None if self.allow_cross_host else HostCheck(self.base_url)
-        site = SiteRun(SiteState.load(self.state_path) if self.state_path is not None else None,
-                       on_excluded=self.on_excluded, on_note=self.on_note)
         report = self._report
         hints = self.hints  # None unless asked for: the loop then does no per-entry work for them
         runs = iter_generate_runs(self.inputs, base_url=self.base_url, include=self.include, exclude=self.exclude,
