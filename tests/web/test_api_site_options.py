@@ -49,6 +49,7 @@ def test_crawl_from_a_bare_host_with_rules(web: WebServer) -> None:
         crawl = web.wait_status(str(body["id"]), {"done", "failed"})
         assert crawl["status"] == "done", crawl
         assert crawl["url"] == f"{site.base}/"  # the scheme that answered
+        assert crawl["counts"]["broken_images"] == 0
         _, _, xml = web.request("GET", f"/api/crawls/{body['id']}/files/sitemap.xml")
     root = etree.fromstring(xml)
     got = {u.findtext("sm:loc", namespaces=NS): (u.findtext("sm:changefreq", namespaces=NS),

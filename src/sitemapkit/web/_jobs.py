@@ -160,7 +160,8 @@ def crawl_options(options: Mapping[str, Any]) -> CrawlOptions:
 def counts_of(summary: ReportSummary, progress: CrawlProgress | None = None) -> dict[str, Any]:
     counts: dict[str, Any] = {"crawled": summary.pages_crawled, "in_sitemap": summary.in_sitemap,
                               "broken": summary.broken, "redirects": summary.redirects,
-                              "excluded": summary.excluded, "queue": summary.queued_not_crawled}
+                              "excluded": summary.excluded, "queue": summary.queued_not_crawled,
+                              "broken_images": summary.broken_images}
     if progress is not None:
         counts["pages_per_second"] = round(progress.pages_per_second, 1)
         counts["elapsed"] = round(progress.elapsed, 1)
