@@ -66,7 +66,7 @@ def test_rolled_html_files_stay_under_max_bytes(tmp_path: Path, limit: int) -> N
         text = page.read_text(encoding="utf-8")
         assert len(text.encode("utf-8")) <= limit, page.name
         assert text.endswith("</script></body></html>"), page.name
-    assert sum(p.read_text(encoding="utf-8").count("<li>") for p in pages) == 60
+    assert sum(p.read_text(encoding="utf-8").count("<li><a href=\"/section-") for p in pages) == 60
 
 
 def test_titles_site_name_relative_links_and_search_box(tmp_path: Path) -> None:
@@ -120,3 +120,16 @@ def test_generate_from_a_site_folder_links_pages_by_title(tmp_path: Path) -> Non
     assert '<a href="/blog/first.html">First post</a>' in page
     assert '<a href="/blog/untitled.html">/blog/untitled.html</a>' in page
     assert "<h2>/blog/ <small>(2)</small></h2>" in page
+
+
+def test_each_page_of_a_split_links_to_the_page_list(tmp_path: Path) -> None:
+    write_sitemaps((UrlEntry(f"https://example.com/p/{i}") for i in range(5)), tmp_path / "split",
+                   "https://example.com/", formats=("html",), max_urls=2)
+    pages = sorted((tmp_path / "split").glob("sitemap-*.html"))
+    assert len(pages) == 3
+    for page in pages:
+        assert '<h2>More pages</h2><ul><li><a href="sitemap.html">All pages of this site map</a>' in page.read_text()
+    index = (tmp_path / "split" / "sitemap.html").read_text()
+    assert all(f'href="{p.name}"' in index for p in pages)
+    write_sitemaps([UrlEntry("https://example.com/")], tmp_path / "one", "https://example.com/", formats=("html",))
+    assert "More pages" not in (tmp_path / "one" / "sitemap.html").read_text()

@@ -27,6 +27,7 @@ from sitemapkit.write._writers import (
     HtmlWriter,
     TextWriter,
     html_closing_size,
+    html_links_size,
     urlset_header,
 )
 
@@ -56,6 +57,8 @@ class RollSettings:
     page_titles: Callable[[str], str | None] | None = None
     #: The origin the HTML pages are served from: links to its pages are written root-relative (``/blog/a``).
     html_origin: str | None = None
+    #: The page that lists a split HTML sitemap's pages (``sitemap.html``): each page of a split links to it.
+    html_index: str | None = None
 
 
 def refuse_credentials(loc: str) -> NoReturn:
@@ -279,13 +282,16 @@ class StreamRoller(Roller):
         self.writer: TextWriter | HtmlWriter | None = None
         self.tmp: Path | None = None
         self.overhead = html_closing_size() if fmt == "html" else 0
+        self._index_links = [("All pages of this site map", settings.html_index)] if settings.html_index else []
+        if fmt == "html" and self._index_links:
+            self.overhead += html_links_size(self._index_links, _MORE)
 
     def add(self, entry: UrlEntry) -> None:
         settings = self.settings
         if self.writer is not None and (self.writer.count >= settings.max_urls
                                         or self.writer.bytes_written + self.overhead
                                         + _estimate(entry, self.fmt) > settings.max_bytes):
-            self.finish()
+            self.finish(split=True)
         if self.writer is None:
             self.tmp = self._tmp()
             level = settings.gzip_level if self.fmt == "txt" else None
@@ -295,11 +301,14 @@ class StreamRoller(Roller):
                                       origin=settings.html_origin))
         self.writer.write(entry)
 
-    def finish(self) -> None:
+    def finish(self, split: bool = False) -> None:
+        """Close the current file; ``split``: another follows (an HTML page then links to the page list)."""
         if self.writer is None:
             return
         assert self.out is not None
         assert self.tmp is not None
+        if isinstance(self.writer, HtmlWriter) and self._index_links and (split or self.done):
+            self.writer.write_links(self._index_links, heading=_MORE)
         count = self.writer.count
         self.writer.close()
         self.out.close()
@@ -313,6 +322,9 @@ class StreamRoller(Roller):
             self.out.discard()
         self.writer = None
         self.out = None
+
+
+_MORE = "More pages"
 
 
 def _estimate(entry: UrlEntry, fmt: Format) -> int:

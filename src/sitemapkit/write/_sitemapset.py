@@ -214,7 +214,7 @@ class SitemapSetWriter:
         # XML first: it is the format that can reject an entry, before the others have written it.
         settings = RollSettings(self._tmp_dir, self._gzip_level, self._stylesheet, self.max_urls, self.max_bytes,
                                 self.max_news, self.html_title, self._warnings, self._page_titles,
-                                _origin(self.base_url))
+                                _origin(self.base_url), f"{self.basename}.html")
         self._rollers = [XmlRoller(settings) if f == "xml" else StreamRoller(settings, f)
                          for f in sorted(self.formats, key=lambda f: f != "xml")]
         self._state = "open"

@@ -40,6 +40,7 @@ __all__ = [
     "TextWriter",
     "UrlsetWriter",
     "html_closing_size",
+    "html_links_size",
     "index_header",
     "urlset_header",
 ]
@@ -251,6 +252,12 @@ def html_closing_size() -> int:
     markup is counted as they open; what a roller keeps room for)."""
     template, _ = _sitemap_page()
     return len("".join(template.blocks["tail"](template.new_context())).encode("utf-8"))
+
+
+def html_links_size(links: list[tuple[str, str]], heading: str) -> int:
+    """Bytes :meth:`HtmlWriter.write_links` takes for ``links`` under ``heading``."""
+    _, macros = _sitemap_page()
+    return len(str(macros["nav"](heading, links)).encode("utf-8"))
 
 
 def _readable(encoded: str) -> str:
