@@ -145,3 +145,9 @@ def test_a_file_of_that_name_wins(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["https://example.com/a"]
     assert "using" not in res.stderr
+
+
+def test_a_missing_file_is_still_a_usage_error_where_hosts_are_not_taken(tmp_path: Path) -> None:
+    res = run_cli(["validate", "sitemap.xm"], cwd=tmp_path)  # looks like a host, but validate reads files
+    assert res.returncode == 2
+    assert "no such file" in res.stderr

@@ -180,10 +180,11 @@ _LOOKS_LIKE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
 
 
 def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = True, dirs: bool = True,
-                  param_hint: str = "SOURCE") -> None:
+                  hosts: bool = False, param_hint: str = "SOURCE") -> None:
     """Usage errors (exit 2) for SOURCE arguments, before any work starts: a malformed URL (``htp:/x``,
-    ``http:/x``, a URL where ``urls`` is False, see :func:`check_url`), a file that does not exist, or a
-    directory where ``dirs`` is False."""
+    ``http:/x``, a URL where ``urls`` is False, see :func:`check_url`), a file that does not exist (unless
+    ``hosts`` and it is a bare host such as ``example.com``, which the caller resolves), or a directory where
+    ``dirs`` is False."""
     for source in sources:
         if source == "-" and stdin:
             continue
@@ -193,8 +194,8 @@ def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = Tr
             check_url(source, param_hint)
             continue
         path = Path(source)
-        if not path.exists() and urls and bare_host_url(source) is not None:
-            continue  # a site typed without its scheme (resolve_bare_host finds it)
+        if hosts and not path.exists() and bare_host_url(source) is not None:
+            continue  # a site typed without its scheme (the caller resolves it: resolve_bare_host)
         if not path.exists():
             raise click.BadParameter(f"{escape_controls(source)}: no such file or directory", param_hint=param_hint)
         if not dirs and path.is_dir():

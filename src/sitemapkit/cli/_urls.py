@@ -186,7 +186,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls https://example.com/ --format jsonl --unique > urls.jsonl
       sitemapkit urls sitemap.xml --format csv --no-follow
     """
-    check_sources(sources)
+    check_sources(sources, hosts=True)
     sources = tuple(s if s == "-" or os.path.exists(s) else resolve_bare_host(s) for s in sources)
     for source in sources:  # a folder without sitemap files is a usage error, as for validate and diff
         if source != "-" and os.path.isdir(source):

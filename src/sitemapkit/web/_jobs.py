@@ -141,7 +141,12 @@ def _hints(data: Mapping[str, Any]) -> dict[str, Any]:
         raise JobError(f"changefreq: not a changefreq value: {changefreq!r}")
     if priority is not None and not isinstance(priority, (str, int, float)):
         raise JobError(f"priority: a number from 0.0 to 1.0 or 'depth', not {priority!r}")
-    rules = _patterns(data, "rules")
+    rules = data.get("rules") or []
+    if isinstance(rules, str):
+        rules = rules.splitlines()
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise JobError("rules: a list of 'GLOB changefreq=VALUE priority=VALUE' (or one per line)")
+    rules = [r.strip() for r in rules if r.strip()]
     priority = None if priority is None else str(priority)
     try:
         parse_hints(changefreq, priority, rules)
