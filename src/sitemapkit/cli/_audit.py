@@ -70,7 +70,9 @@ def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt
                   crawl_values: dict[str, Any], quiet: bool) -> None:
     """Audit SITE's sitemaps against the live site: find the sitemaps, read
     every URL (with its sitemap file and line), crawl the site, check every
-    sitemap URL live and report each finding with its evidence.
+    sitemap URL live and report each finding with its evidence. SITE may be
+    a bare host (example.com): https first, then http when https does not
+    connect.
 
     Categories: not_found, redirect, noindex, canonicalized,
     blocked_by_robots, not_html, soft_404, missing_from_sitemap, orphan,

@@ -112,6 +112,8 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     Only pages a search engine should index go into the sitemap: status 200 HTML, not noindex (meta or
     X-Robots-Tag), canonical to itself, allowed by robots.txt; redirects count for their final target.
     A start URL that cannot be crawled (unreachable, HTTP error, robots.txt) ends the crawl with its cause.
+    URL may be a bare host (example.com, 127.0.0.1:8000): https is tried first, then http when https does
+    not connect; a line on standard error says which was used.
 
     Staging: with --base-url on another origin than URL, every page URL under the crawled origin and path
     is written under --base-url (hreflang and image URLs too); the report keeps the crawled URLs.

@@ -132,7 +132,8 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
 
     URL is a site (https://example.com/): robots.txt is read first; when it names no sitemap, well-known paths
     (/sitemap.xml, /sitemap_index.xml, ...) and <link rel="sitemap"> in the home page are tried. Indexes are
-    followed (depth, count and byte limits apply). URL may also be a sitemap or index to start from.
+    followed (depth, count and byte limits apply). URL may also be a sitemap or index to start from, and
+    may be a bare host (example.com): https first, then http when https does not connect.
 
     Each sitemap is shown with its type, HTTP status, entry count, size, time, how it was found, and its
     problems. Exit status 1 when no sitemap was found or any sitemap has errors.

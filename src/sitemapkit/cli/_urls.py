@@ -175,7 +175,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
     text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path (a local index's sitemaps
     are read from its folder by file name), a folder (the sitemap files in it), - for standard input, a
     sitemap URL (an index is walked down to its sitemaps unless --no-follow), or a site URL such as
-    https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked).
+    https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked). A
+    bare host (example.com, example.com/sitemap.xml) that is not a file is tried with https, then http.
 
     URLs go to standard output; problems to standard error, one per line: source:line:column: severity code:
     message. Exit status 1 when errors were found (everything readable is still printed).
