@@ -180,7 +180,7 @@ def test_lastmod_alternates_and_images(site: tuple[LocalServer, GeneratedSite], 
     expected_alts = gen.expected_alternates()
     assert reference.alternates == expected_alts
     b = gen.base
-    assert reference.images[b + "/s0/page-1.html"] == [b + "/img/s0-1.png", b + "/img/s0-1-2x.png"]
+    assert reference.images[b + "/s0/page-1.html"] == [b + "/img/s0.png", b + "/img/s0-2x.png", b + "/img/x.png"]
 
 
 def test_report_html_is_self_contained(site: tuple[LocalServer, GeneratedSite], reference: Result,

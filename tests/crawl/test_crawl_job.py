@@ -48,6 +48,7 @@ def bilingual_site(server: LocalServer) -> None:
         server.route(f"/{lang}/", f'<html><head>{head}</head><body><a href="/{lang}/menu">m</a>'
                                   f'<img src="/img/{lang}.png"></body></html>', content_type="text/html")
         server.route(f"/{lang}/menu", "<html><body>menu</body></html>", content_type="text/html")
+        server.route(f"/img/{lang}.png", b"\x89PNG", content_type="image/png")  # --images checks them
     server.route("/", '<html><body><a href="/en/">en</a> <a href="/fr/">fr</a> <a href="/gone">x</a></body></html>',
                  content_type="text/html")
 

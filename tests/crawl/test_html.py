@@ -34,7 +34,7 @@ def test_extracts_everything() -> None:
     assert info.alternates == (("de", "/de/"), ("en", "/en/"))
     assert info.links == ("intro.html", "/area-link", "/unclosed")  # not the one inside <script>
     assert info.robots == RobotsDirectives(noindex=True, nofollow=False)
-    assert info.images == ("/a.png", "/lazy.png", "/small.png", "/fallback.png")
+    assert info.images == ("/a.png", "/lazy.png", "/small.png", "/big.png", "/fallback.png")  # every candidate
     assert len(info.fingerprint) == 32
 
 

@@ -198,7 +198,7 @@ class GeneratedSite:
             f'<a href="../s{other}/page-{(i * 7) % n}.html">elsewhere</a> '
             f'<a href="page-{nxt}.html?utm_source=newsletter&amp;utm_campaign=x">tracked</a> '
             f'<a href="/s{s}/page-{prev}.html?PHPSESSID=abc123">session</a> '
-            f'<img src="/img/s{s}-{i}.png" alt=""> <img srcset="/img/s{s}-{i}-2x.png 2x, /img/x.png 3x" alt="">'
+            f'<img src="/img/s{s}.png" alt=""> <img srcset="/img/s{s}-2x.png 2x, /img/x.png 3x" alt="">'
         )
         if i % 100 == 13:
             body += f'<a href="/missing/s{s}-{i}.html">missing</a>'
@@ -208,6 +208,9 @@ class GeneratedSite:
             body += f'<a href="/files/s{s}.pdf">pdf</a>'
             self.routes[f"/files/s{s}.pdf"] = Response(200, b"%PDF-1.4 fake", {"Content-Type": "application/pdf"})
         add(self.page_path(s, i), _page(f"Page {s}-{i}", body, head), headers)  # type: ignore[operator]
+        png = Response(200, b"\x89PNG\r\n\x1a\nfake", {"Content-Type": "image/png"})
+        for img in (f"/img/s{s}.png", f"/img/s{s}-2x.png", "/img/x.png"):  # crawl --images checks them
+            self.routes[img] = png
 
     def _calendar(self, req: Request) -> Response:
         month = req.path.partition("month=")[2] or "2024-01"

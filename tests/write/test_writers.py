@@ -254,20 +254,23 @@ class _Collect(HTMLParser):
         self._in = None
 
 
-def test_html_writer_groups_by_directory_and_escapes() -> None:
+def test_html_writer_groups_by_first_segment_and_escapes() -> None:
     sink = io.BytesIO()
     with HtmlWriter(sink, title="Pages of <Example> & co") as w:
         w.write(UrlEntry("https://example.com/", "2024-05-01"))
         w.write(UrlEntry("https://example.com/blog/a?x=1&y=<2>", "2024-05-02T10:00:00Z"))
-        w.write(UrlEntry("https://example.com/blog/café"))
+        w.write(UrlEntry("https://example.com/about"))
+        w.write(UrlEntry("https://example.com/blog/2024/café"))
     html = sink.getvalue().decode()
     assert "<title>Pages of &lt;Example&gt; &amp; co</title>" in html
-    assert '<time datetime="2024-05-02T10:00:00Z">2024-05-02</time>' in html
     parser = _Collect()
     parser.feed(html)
-    assert parser.h2 == ["https://example.com/", "https://example.com/blog/"]
-    assert ("https://example.com/blog/a?x=1&y=%3C2%3E", "/blog/a?x=1&y=<2>") in parser.links
-    assert ("https://example.com/blog/caf%C3%A9", "/blog/café") in parser.links
+    # one section per first path segment, however the URLs came (top-level pages under "/")
+    assert parser.h2 == ["/ ", "/blog/ "]
+    assert html.count("<small>(2)</small>") == 2
+    assert parser.links == [("https://example.com/", "/"), ("https://example.com/about", "/about"),
+                            ("https://example.com/blog/a?x=1&y=%3C2%3E", "/blog/a?x=1&y=<2>"),
+                            ("https://example.com/blog/2024/caf%C3%A9", "/blog/2024/café")]
     assert html.count("<section>") == html.count("</section>") == 2
     assert html.rstrip().endswith("</html>")
 

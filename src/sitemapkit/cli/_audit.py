@@ -23,8 +23,15 @@ from sitemapkit.audit import (
     write_json,
     write_reports,
 )
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, check_sources, quiet_option, stderr_console
-from sitemapkit.cli._crawlopts import crawl_options
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    check_sources,
+    quiet_option,
+    resolve_bare_host,
+    stderr_console,
+)
+from sitemapkit.cli._crawlopts import audit_crawl_options
 from sitemapkit.core import ConfigurationError
 from sitemapkit.crawl import crawl_options_from
 
@@ -56,14 +63,16 @@ def _fail_on(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.option("--no-crawl", is_flag=True, help="Skip the crawl (no orphan / missing_from_sitemap findings).")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Keep the audit's working set in this SQLite file (default: in memory).")
-@crawl_options
+@audit_crawl_options
 @quiet_option
 def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt: str, fail_on: frozenset[str],
                   sample: int | None, seed: int | None, no_crawl: bool, state_path: str | None,
                   crawl_values: dict[str, Any], quiet: bool) -> None:
     """Audit SITE's sitemaps against the live site: find the sitemaps, read
     every URL (with its sitemap file and line), crawl the site, check every
-    sitemap URL live and report each finding with its evidence.
+    sitemap URL live and report each finding with its evidence. SITE may be
+    a bare host (example.com): https first, then http when https does not
+    connect.
 
     Categories: not_found, redirect, noindex, canonicalized,
     blocked_by_robots, not_html, soft_404, missing_from_sitemap, orphan,
@@ -78,6 +87,7 @@ def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt
       sitemapkit audit https://example.com/ --fail-on not_found,redirect
       sitemapkit audit https://example.com/ --sample 1000 --seed 1
     """
+    site = resolve_bare_host(site)
     check_sources([site], stdin=False, param_hint="SITE")
     check_sources(sitemaps, stdin=False, param_hint="--sitemap")
     if "://" not in site:

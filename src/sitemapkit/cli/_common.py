@@ -34,6 +34,7 @@ from sitemapkit.core import (
     InvalidValueError,
     Problem,
     SitemapkitError,
+    bare_host_url,
     escape_controls,
     escape_json_controls,
     url_argument_problem,
@@ -58,6 +59,7 @@ __all__ = [
     "print_problem",
     "quiet_option",
     "renamed_option",
+    "resolve_bare_host",
     "run_main",
     "stderr_console",
 ]
@@ -178,10 +180,11 @@ _LOOKS_LIKE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
 
 
 def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = True, dirs: bool = True,
-                  param_hint: str = "SOURCE") -> None:
+                  hosts: bool = False, param_hint: str = "SOURCE") -> None:
     """Usage errors (exit 2) for SOURCE arguments, before any work starts: a malformed URL (``htp:/x``,
-    ``http:/x``, a URL where ``urls`` is False, see :func:`check_url`), a file that does not exist, or a
-    directory where ``dirs`` is False."""
+    ``http:/x``, a URL where ``urls`` is False, see :func:`check_url`), a file that does not exist (unless
+    ``hosts`` and it is a bare host such as ``example.com``, which the caller resolves), or a directory where
+    ``dirs`` is False."""
     for source in sources:
         if source == "-" and stdin:
             continue
@@ -191,11 +194,27 @@ def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = Tr
             check_url(source, param_hint)
             continue
         path = Path(source)
+        if hosts and not path.exists() and bare_host_url(source) is not None:
+            continue  # a site typed without its scheme (the caller resolves it: resolve_bare_host)
         if not path.exists():
             raise click.BadParameter(f"{escape_controls(source)}: no such file or directory", param_hint=param_hint)
         if not dirs and path.is_dir():
             raise click.BadParameter(f"{escape_controls(source)}: is a directory; give the sitemap files in it",
                                      param_hint=param_hint)
+
+
+def resolve_bare_host(text: str, *, connect_timeout: float = 10.0) -> str:
+    """``text`` itself, unless it is a bare host (``example.com``, ``127.0.0.1:8000/shop``): then the URL the
+    site answers on, https first and http when https does not connect (``sitemapkit.fetch.resolve_site_url``),
+    with one line on standard error saying which was used. A file of that name is not a host: callers that take
+    files ask only for names that do not exist."""
+    if bare_host_url(text) is None:
+        return text
+    from sitemapkit.fetch import resolve_site_url
+
+    chosen = resolve_site_url(text, connect_timeout=connect_timeout)
+    click.echo(escape_controls(f"sitemapkit: {chosen.note}"), err=True)
+    return chosen.url
 
 
 def check_url(url: str, param_hint: str = "URL") -> str:

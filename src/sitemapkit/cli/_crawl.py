@@ -22,6 +22,7 @@ from sitemapkit.cli._common import (
     fail,
     print_problem,
     quiet_option,
+    resolve_bare_host,
     stderr_console,
 )
 from sitemapkit.cli._crawlopts import crawl_options
@@ -93,7 +94,6 @@ class _LiveProgress:
                    "~/.cache/sitemapkit/crawl/https_example.com/state.sqlite). Keep it between crawls: unchanged "
                    "pages keep their lastmod.")
 @click.option("--resume", is_flag=True, help="Continue the interrupted crawl in --state instead of starting over.")
-@click.option("--images", is_flag=True, help="Add the pages' images (img src / srcset) to the sitemap.")
 @click.option("--max-query-variants", type=click.IntRange(min=1), default=100, show_default=True, metavar="N",
               help="Trap protection: crawl at most N query-string variants of one path.")
 @click.option("--max-url-length", type=click.IntRange(min=16, max=MAX_LOC_LENGTH), default=MAX_LOC_LENGTH,
@@ -103,7 +103,7 @@ class _LiveProgress:
 @output_options
 @quiet_option
 @submit_options
-def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, resume: bool, images: bool,
+def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, resume: bool,
           max_query_variants: int, max_url_length: int, keep_tracking_params: bool, fail_on_broken: bool,
           output: OutputOptions, quiet: bool = False, **submit: Any) -> None:
     """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
@@ -112,6 +112,8 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     Only pages a search engine should index go into the sitemap: status 200 HTML, not noindex (meta or
     X-Robots-Tag), canonical to itself, allowed by robots.txt; redirects count for their final target.
     A start URL that cannot be crawled (unreachable, HTTP error, robots.txt) ends the crawl with its cause.
+    URL may be a bare host (example.com, 127.0.0.1:8000): https is tried first, then http when https does
+    not connect; a line on standard error says which was used.
 
     Staging: with --base-url on another origin than URL, every page URL under the crawled origin and path
     is written under --base-url (hreflang and image URLs too); the report keeps the crawled URLs.
@@ -129,10 +131,11 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
       sitemapkit crawl https://example.com/ -o public/ --resume  # after Ctrl-C
     """
     check_submit_options(submit["submit_state"], submit["submit_key"])
+    url = resolve_bare_host(url)
     strip = tuple(crawl_values["strip_param"])
     if not keep_tracking_params:
         strip = (*DEFAULT_STRIP_PARAMS, *strip)
-    options = crawl_options_from(crawl_values, images=images, strip_params=strip, max_url_length=max_url_length,
+    options = crawl_options_from(crawl_values, strip_params=strip, max_url_length=max_url_length,
                                  max_query_variants=max_query_variants)
     out = output.out
     console = stderr_console()
@@ -155,8 +158,9 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     assert result.manifest is not None
     report = result.report
     print_manifest_summary(result.manifest)
+    images = f" ({report.broken_images:,} of them images)" if report.broken_images else ""
     click.echo(f"Crawled {report.pages_crawled:,} URLs in {result.run.elapsed:.1f} s: {report.in_sitemap:,} in the "
-               f"sitemap, {report.broken:,} broken, {report.redirects:,} redirects, {report.excluded:,} "
+               f"sitemap, {report.broken:,} broken{images}, {report.redirects:,} redirects, {report.excluded:,} "
                f"excluded. Report: {out / REPORT_HTML}")
     if not result.complete:
         click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "

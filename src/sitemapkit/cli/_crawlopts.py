@@ -2,7 +2,8 @@
 (:data:`sitemapkit.crawl.CRAWL_OPTION_SPECS`): one name, default, bound and help for both commands and the web app.
 
 Use ``@crawl_options`` on a click command; it receives the values as one ``crawl_values`` keyword (a dict keyed by the
-spec names) for :func:`sitemapkit.crawl.crawl_options_from`."""
+spec names) for :func:`sitemapkit.crawl.crawl_options_from`. ``@audit_crawl_options`` leaves out the options that
+shape a sitemap (changefreq, priority, rules: audit writes none);"""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import click
 from sitemapkit.cli._common import renamed_option
 from sitemapkit.crawl import CRAWL_OPTION_SPECS, OptionSpec
 
-__all__ = ["click_option", "crawl_options"]
+__all__ = ["audit_crawl_options", "click_option", "crawl_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,7 +26,7 @@ def click_option(spec: OptionSpec) -> Callable[[F], F]:
     common: dict[str, Any] = {"help": spec.help}
     if spec.kind == "flag":
         return click.option(spec.flag, spec.name, is_flag=True, **common)
-    if spec.kind in ("patterns", "names"):
+    if spec.kind in ("patterns", "names", "rules"):
         return click.option(spec.flag, spec.name, multiple=True, metavar=spec.metavar, **common)
     kind: click.ParamType[Any]
     if spec.kind == "int":
@@ -41,16 +42,26 @@ def click_option(spec: OptionSpec) -> Callable[[F], F]:
                         show_default=spec.default is not None, **common)
 
 
-def crawl_options(func: F) -> F:
-    """Add the shared crawl options; the command gets ``crawl_values: dict[str, Any]`` instead of one argument each."""
-    names = [spec.name for spec in CRAWL_OPTION_SPECS]
+def _options(specs: tuple[OptionSpec, ...], keyword: str) -> Callable[[F], F]:
+    names = [spec.name for spec in specs]
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        values = {name: kwargs.pop(name) for name in names}
-        return func(*args, crawl_values=values, **kwargs)
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in names}
+            return func(*args, **{keyword: values}, **kwargs)
 
-    decorated: Callable[..., Any] = renamed_option("--timeout", "--stall-timeout")(wrapper)
-    for spec in reversed(CRAWL_OPTION_SPECS):
-        decorated = click_option(spec)(decorated)
-    return decorated  # type: ignore[return-value]
+        decorated: Callable[..., Any] = wrapper
+        if "stall_timeout" in names:
+            decorated = renamed_option("--timeout", "--stall-timeout")(decorated)
+        for spec in reversed(specs):
+            decorated = click_option(spec)(decorated)
+        return decorated  # type: ignore[return-value]
+
+    return decorate
+
+
+#: Add the shared crawl options; the command gets ``crawl_values: dict[str, Any]`` instead of one argument each.
+crawl_options = _options(CRAWL_OPTION_SPECS, "crawl_values")
+#: The crawl options without those that shape a sitemap (``audit``).
+audit_crawl_options = _options(tuple(s for s in CRAWL_OPTION_SPECS if not s.sitemap), "crawl_values")

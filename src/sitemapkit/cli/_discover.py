@@ -9,7 +9,16 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli._common import EXIT_FAILURE, EXIT_OK, Progress, check_url, emit_json, plural, quiet_option
+from sitemapkit.cli._common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    Progress,
+    check_url,
+    emit_json,
+    plural,
+    quiet_option,
+    resolve_bare_host,
+)
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core import Problem, Severity, escape_controls
 from sitemapkit.fetch import Discovery, HttpClient, SitemapNode, WalkItem, is_site_url, iterate_async, walk_site
@@ -123,7 +132,8 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
 
     URL is a site (https://example.com/): robots.txt is read first; when it names no sitemap, well-known paths
     (/sitemap.xml, /sitemap_index.xml, ...) and <link rel="sitemap"> in the home page are tried. Indexes are
-    followed (depth, count and byte limits apply). URL may also be a sitemap or index to start from.
+    followed (depth, count and byte limits apply). URL may also be a sitemap or index to start from, and
+    may be a bare host (example.com): https first, then http when https does not connect.
 
     Each sitemap is shown with its type, HTTP status, entry count, size, time, how it was found, and its
     problems. Exit status 1 when no sitemap was found or any sitemap has errors.
@@ -133,7 +143,7 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
       sitemapkit discover https://example.com/
       sitemapkit discover https://example.com/sitemap_index.xml --format json
     """
-    check_url(url)
+    url = check_url(resolve_bare_host(url))
     settings = settings_from(fetch)
     started = time.monotonic()
     found: Discovery | None = None

@@ -22,7 +22,7 @@ from sitemapkit.cli._common import (
 )
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.core import MAX_WORKERS, ConfigurationError, Problem, ProblemTally
+from sitemapkit.core import HINT_HELP, MAX_WORKERS, Changefreq, ConfigurationError, Problem, ProblemTally
 from sitemapkit.generator import CAP, LASTMOD_SOURCES, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]
@@ -54,10 +54,15 @@ __all__ = ["generate"]
                    f"in parallel on N local Dask workers (default 2 for a Parquet dataset; at most {MAX_WORKERS}).")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="Partitioned DATA: use the Dask scheduler at ADDRESS instead of local workers.")
+@click.option("--changefreq", type=click.Choice([c.value for c in Changefreq]), default=None,
+              help=HINT_HELP["changefreq"])
+@click.option("--priority", metavar="VALUE", default=None, help=HINT_HELP["priority"])
+@click.option("--rule", "rules", multiple=True, metavar="RULE", help=HINT_HELP["rule"])
 @quiet_option
 @submit_options
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
-             exclude: tuple[str, ...], allow_cross_host: bool, quiet: bool = False, state_path: str | None = None,
+             exclude: tuple[str, ...], allow_cross_host: bool, changefreq: str | None, priority: str | None,
+             rules: tuple[str, ...], quiet: bool = False, state_path: str | None = None,
              workers: int | None = None, scheduler: str | None = None, lastmod_source: str = "mtime",
              **submit: Any) -> None:
     """Build a sitemap set from URL lists, sitemaps and feeds, or a built static site.
@@ -88,6 +93,10 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     status is then 1. So are URLs on another scheme, host or port than --base-url (a sitemap lists its own
     host's URLs), unless --allow-cross-host.
 
+    changefreq and priority: an entry that gives none (a CSV or JSONL row's own values are kept) gets the first
+    matching --rule's, else --changefreq / --priority; --priority depth gives 1.0 to the home page and 0.1 less
+    per path segment. Google ignores both; Bing and others read them.
+
     INPUT may be partitioned DATA: a Parquet dataset (what `sitemapkit harvest` writes) or, with --workers, a
     folder of CSV / JSONL files. Each partition writes its own files on Dask, then the index is written and
     the set published as above: the same entries as one process would write.
@@ -98,17 +107,25 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
       sitemapkit generate _site -o _site --base-url https://example.com/ --gzip
       sitemapkit generate site -o public --base-url https://e.com/ --lastmod git
       sitemapkit generate urls.jsonl -o public --base-url https://example.com/
+      sitemapkit generate urls.txt -o public --base-url https://example.com/ \\
+          --rule '/blog/* changefreq=weekly' --priority depth
     """
     if output.base_url is None:
         raise click.UsageError("--base-url is required: the public URL the --out directory is served at")
     check_sources(inputs, urls=False, param_hint="INPUT")
     check_submit_options(submit["submit_state"], submit["submit_key"])
     try:
+        hints = None
+        if changefreq or priority or rules:  # the rules model is loaded only when asked for
+            from sitemapkit.core import parse_hints
+
+            hints = parse_hints(changefreq, priority, rules)
         job = Generation(inputs, output.out, base_url=output.base_url, include=include, exclude=exclude,
                          allow_cross_host=allow_cross_host, state=state_path, lastmod=lastmod_source,
                          workers=workers, scheduler=scheduler,
                          stdin=sys.stdin.buffer if "-" in inputs else None, on_problem=_capped_printer(),
-                         on_excluded=_print_exclusion, on_note=_print_note, **output.writer_kwargs())
+                         on_excluded=_print_exclusion, on_note=_print_note, hints=hints,
+                         **output.writer_kwargs())
     except ConfigurationError as exc:
         raise click.UsageError(str(exc)) from None
 

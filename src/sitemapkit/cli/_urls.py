@@ -18,6 +18,7 @@ from sitemapkit.cli._common import (
     plural,
     print_problem,
     quiet_option,
+    resolve_bare_host,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
 from sitemapkit.core import (
@@ -102,7 +103,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
     text sitemaps, RSS and Atom feeds, gzip-compressed or not. SOURCE is a file path (a local index's sitemaps
     are read from its folder by file name), a folder (the sitemap files in it), - for standard input, a
     sitemap URL (an index is walked down to its sitemaps unless --no-follow), or a site URL such as
-    https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked).
+    https://example.com/ (its sitemaps are discovered from robots.txt and well-known paths, then walked). A
+    bare host (example.com, example.com/sitemap.xml) that is not a file is tried with https, then http.
 
     URLs go to standard output; problems to standard error, one per line: source:line:column: severity code:
     message. Exit status 1 when errors were found (everything readable is still printed).
@@ -113,7 +115,8 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls https://example.com/ --format jsonl --unique > urls.jsonl
       sitemapkit urls sitemap.xml --format csv --no-follow
     """
-    check_sources(sources)
+    check_sources(sources, hosts=True)
+    sources = tuple(s if s == "-" or os.path.exists(s) else resolve_bare_host(s) for s in sources)
     for source in sources:  # a folder without sitemap files is a usage error, as for validate and diff
         if source != "-" and os.path.isdir(source):
             try:

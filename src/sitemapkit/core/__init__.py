@@ -41,6 +41,7 @@ from sitemapkit.core._extensions import (
     make_alternate,
     plain_image,
 )
+from sitemapkit.core._hinthelp import HINT_HELP
 from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, lastmod_of_valid_form, parse_lastmod_lenient
 from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
@@ -91,6 +92,7 @@ from sitemapkit.core._seen import SEEN, SEEN_EXACT, SeenSet
 from sitemapkit.core._spill import SpillList
 from sitemapkit.core._urls import (
     SIMPLE_URI,
+    bare_host_url,
     has_credentials,
     iri_to_uri,
     is_absolute_http_url,
@@ -103,6 +105,7 @@ from sitemapkit.core._urls import (
 from sitemapkit.core._version import VERSION
 
 if TYPE_CHECKING:
+    from sitemapkit.core._hints import HintRule, SitemapHints, depth_priority, parse_hints
     from sitemapkit.core._loops import run_isolated
     from sitemapkit.core._pages import page_environment
     from sitemapkit.core._store import StoreConnection, StoreSpec, open_store, sql_statements
@@ -113,12 +116,14 @@ _LAZY = {
     "run_isolated": "sitemapkit.core._loops",
     **dict.fromkeys(("StoreConnection", "StoreSpec", "open_store", "sql_statements"), "sitemapkit.core._store"),
     "page_environment": "sitemapkit.core._pages",
+    **dict.fromkeys(("HintRule", "SitemapHints", "depth_priority", "parse_hints"), "sitemapkit.core._hints"),
 }
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "CODES",
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "HINT_HELP",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
     "MAX_ALTERNATES_PER_URL",
@@ -145,6 +150,7 @@ __all__ = [
     "ConfigurationError",
     "FetchError",
     "HTTPStatusError",
+    "HintRule",
     "Image",
     "InputError",
     "InvalidEntryError",
@@ -164,6 +170,7 @@ __all__ = [
     "ScratchDir",
     "SeenSet",
     "Severity",
+    "SitemapHints",
     "SitemapRef",
     "SitemapkitError",
     "SourceNotFoundError",
@@ -182,11 +189,13 @@ __all__ = [
     "atomic_binary",
     "atomic_text",
     "atomic_write_bytes",
+    "bare_host_url",
     "canonical_alternate",
     "canonical_image",
     "canonical_loc_entry",
     "canonical_url_entry",
     "define_code",
+    "depth_priority",
     "entry_from_dict",
     "entry_to_dict",
     "escape_controls",
@@ -203,6 +212,7 @@ __all__ = [
     "normalize_loc",
     "open_store",
     "page_environment",
+    "parse_hints",
     "parse_lastmod_lenient",
     "plain_image",
     "quote_value",

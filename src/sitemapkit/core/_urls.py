@@ -15,8 +15,19 @@ import idna
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
 
-__all__ = ["SIMPLE_IRI", "SIMPLE_URI", "has_credentials", "iri_to_uri", "is_absolute_http_url", "is_url_source",
-           "normalize_loc", "redact_credentials", "simple_iri_to_uri", "url_argument_problem"]
+__all__ = [
+    "SIMPLE_IRI",
+    "SIMPLE_URI",
+    "bare_host_url",
+    "has_credentials",
+    "iri_to_uri",
+    "is_absolute_http_url",
+    "is_url_source",
+    "normalize_loc",
+    "redact_credentials",
+    "simple_iri_to_uri",
+    "url_argument_problem",
+]
 
 # A URL that is already a plain ASCII URI needs no work: this pattern accepts exactly the strings that
 # iri_to_uri would return unchanged (the hot path of every reader and writer). The path part takes runs of safe
@@ -174,6 +185,40 @@ def url_argument_problem(url: str) -> str | None:
     if port is not None and not 1 <= port <= 65535:
         return f"not a valid port (1-65535) in {url!r}"
     return None
+
+
+# A host name as people type it: labels of letters, digits and hyphens (any script), at least two, the last one
+# not a digit run; or localhost, an IPv4 address, an IPv6 literal in brackets. Then an optional port and path.
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+_BARE_HOST = re.compile(
+    rf"(?:\d{{1,3}}(?:\.\d{{1,3}}){{3}}|(?:{_LABEL}\.)+(?P<tld>{_LABEL})\.?|localhost|\[[0-9A-Fa-f:.]+\])"
+    r"(?::(?P<port>\d{1,5}))?(?P<rest>[/?#].*)?",
+    re.DOTALL,
+)
+#: Last labels that name a file's type, not a top-level domain: ``sitemap.xml`` is a file, never a host.
+_FILE_SUFFIXES = frozenset({"xml", "gz", "txt", "csv", "tsv", "json", "jsonl", "ndjson", "html", "htm", "rss",
+                            "atom", "parquet", "zip", "bz2", "xz", "zst", "sqlite", "db", "log", "md", "py"})
+
+
+def bare_host_url(text: str) -> str | None:
+    """``https://`` + ``text`` when ``text`` is a bare host as people type it (``example.com``,
+    ``www.example.com/shop``, ``127.0.0.1:8000``, ``localhost:3000/``), with ``/`` added when it has no path;
+    None for anything else (a URL with a scheme, a path, ``sitemap.xml``). Pure: which scheme the site answers
+    on is for the fetch layer to find out (``sitemapkit.fetch.choose_scheme``)."""
+    text = text.strip()
+    if not text or "://" in text or _CONTROL.search(text) or " " in text or "@" in text.partition("/")[0]:
+        return None
+    m = _BARE_HOST.fullmatch(text)
+    if m is None:
+        return None
+    tld = m["tld"]
+    if tld is not None and (tld.isdigit() or tld.lower() in _FILE_SUFFIXES):
+        return None
+    if m["port"] is not None and not 1 <= int(m["port"]) <= 65535:
+        return None
+    rest = m["rest"]
+    return "https://" + (text if rest is not None and rest.startswith("/") else
+                         text[: m.start("rest")] + "/" + (rest or "") if rest is not None else text + "/")
 
 
 def is_url_source(source: str) -> bool:

@@ -14,6 +14,7 @@ from sitemapkit.crawl._job import CrawlResult, UrlMapping, crawl_site, default_s
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
 from sitemapkit.crawl._options import (
     CRAWL_OPTION_SPECS,
+    HINT_OPTION_SPECS,
     CrawlOptions,
     CrawlProgress,
     CrawlSummary,
@@ -28,6 +29,7 @@ from sitemapkit.crawl._state import CrawlState, StateInUseError
 __all__ = [
     "CRAWL_OPTION_SPECS",
     "DEFAULT_STRIP_PARAMS",
+    "HINT_OPTION_SPECS",
     "REPORT_HTML",
     "REPORT_JSON",
     "CrawlOptions",

@@ -34,6 +34,7 @@ to the queue on resume.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from sitemapkit.core import (
     LastMod,
     Severity,
     TooManyRedirectsError,
+    bare_host_url,
     define_code,
     is_absolute_http_url,
     redact_credentials,
@@ -64,6 +66,7 @@ from sitemapkit.crawl._decide import (
 from sitemapkit.crawl._fingerprint import honest_lastmod
 from sitemapkit.crawl._hosts import HostTable
 from sitemapkit.crawl._html import extract_page, parse_x_robots_tag
+from sitemapkit.crawl._images import is_image, record_images, record_title
 from sitemapkit.crawl._normalize import UrlNormalizer
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._state import IN_FLIGHT, SKIPPED, CrawlState, QueuedUrl
@@ -108,7 +111,10 @@ class _Counters:
 
 def check_start_url(url: str, options: CrawlOptions | None = None) -> str:
     """The normalised start URL of a crawl, or :class:`ConfigurationError` saying why ``url`` cannot be one.
-    Touches nothing: callers validate before they create the output folder or the state file."""
+    Touches nothing: callers validate before they create the output folder or the state file. A bare host
+    (``example.com``) is taken as its https URL; front ends find the scheme it answers on first
+    (:func:`sitemapkit.fetch.resolve_site_url`)."""
+    url = bare_host_url(url) or url
     problem = url_argument_problem(url.strip())  # a bad port, credentials (never echoed), a control character
     if problem is not None and is_absolute_http_url(url.strip()):
         raise ConfigurationError(problem)
@@ -244,8 +250,8 @@ class Crawler:
         # A check needs the status, not the body: keep at most ``check_bytes`` and read the real status.
         return await self.client.get(url, max_bytes=self.options.check_bytes, truncate=True)
 
-    async def _fetch(self, url: str) -> HttpResponse:
-        if looks_non_html(url):
+    async def _fetch(self, url: str, url_id: int) -> HttpResponse:
+        if looks_non_html(url) or (self.options.images and is_image(self.state, url_id)):
             return await self._head(url)
         return await self.client.get(url, max_bytes=self.options.max_page_bytes)
 
@@ -262,7 +268,7 @@ class Crawler:
             return
         await self._hosts.polite(rules)
         try:
-            resp = await self._fetch(item.url)
+            resp = await self._fetch(item.url, item.id)
         except TooManyRedirectsError as exc:
             self._error(item.id, exc.reason)
             return
@@ -332,6 +338,12 @@ class Crawler:
                     targets[link] = None
             if targets:
                 self.state.add_links(url_id, [self._discover(link, depth + 1) for link in targets])
+        shown: dict[str, None] = {}
+        if info.images:  # checked like links (scope, robots, traps), at the page's depth: they belong to it
+            shown = {img: None for img in map(join, info.images) if img is not None}
+            ids = [self._discover(img, depth) for img in itertools.islice(shown, MAX_IMAGES_PER_URL) if img != url]
+            record_images(self.state, url_id, ids)
+            self.state.add_links(url_id, ids)
         canonical = join(info.canonical) if info.canonical else None
         alternates: list[tuple[str, str]] = []
         for lang, href in info.alternates:
@@ -347,17 +359,13 @@ class Crawler:
         images: list[str] = []
         if reason is None:
             self._counters.in_sitemap += 1
+            if info.title:
+                record_title(self.state, url_id, info.title)
             lastmod = honest_lastmod(info.fingerprint, self.state.previous_page(url),
                                      parse_http_date(resp.headers.get("last-modified")), self._crawl_time)
             if alternates:
                 self.state.add_hreflang(url_id, alternates)
-            if info.images:
-                seen: dict[str, None] = {}
-                for src in info.images:
-                    img = join(src)
-                    if img is not None:
-                        seen[img] = None
-                images = list(seen)[:MAX_IMAGES_PER_URL]
+            images = list(itertools.islice(shown, MAX_IMAGES_PER_URL))
         self.state.record(url_id, status=status, content_type=ctype or None,
                           reason=reason.value if reason else None, detail=detail, in_sitemap=reason is None,
                           lastmod=lastmod, fingerprint=info.fingerprint, images=images)

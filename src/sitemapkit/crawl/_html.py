@@ -21,7 +21,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sitemapkit.crawl._fingerprint import content_fingerprint
 
-__all__ = ["PageInfo", "RobotsDirectives", "extract_page", "parse_robots_content", "parse_x_robots_tag"]
+__all__ = ["PageInfo", "RobotsDirectives", "extract_page", "parse_robots_content", "parse_x_robots_tag", "srcset_urls"]
 
 #: Meta names whose robots directives the crawler obeys: the generic one and Google's (the sitemaps are for
 #: search engines; Google's crawler is the one that reads them most).
@@ -32,7 +32,7 @@ _VALUED_DIRECTIVES = frozenset(
 )
 # (noindex, nofollow) set by each directive.
 _FLAGS = {"noindex": (True, False), "nofollow": (False, True), "none": (True, True)}
-_SELECTOR = "a[href], area[href], base[href], link[href], meta[name][content], img"
+_SELECTOR = "a[href], area[href], base[href], link[href], meta[name][content], img, source[srcset], title"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,20 +93,38 @@ class PageInfo:
     robots: RobotsDirectives
     images: tuple[str, ...]
     fingerprint: str  # content fingerprint (hex) of the main content, for lastmod across crawls
+    title: str | None = None  # the first <title>, whitespace collapsed
 
 
-def _first_srcset_candidate(srcset: str) -> str | None:
-    for candidate in srcset.split(","):
-        url = candidate.strip().split(" ", 1)[0].strip()
-        if url:
-            return url
-    return None
+def srcset_urls(srcset: str) -> list[str]:
+    """Every candidate URL of a ``srcset`` value, in order (HTML's parsing rules: a URL is a run without white
+    space, so it may hold commas; a comma at its end ends the candidate; descriptors run to the next comma)."""
+    urls: list[str] = []
+    i, n = 0, len(srcset)
+    while i < n:
+        while i < n and (srcset[i].isspace() or srcset[i] == ","):
+            i += 1
+        start = i
+        while i < n and not srcset[i].isspace():
+            i += 1
+        url = srcset[start:i]
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:  # skip the descriptors ("2x", "480w") up to the comma that ends the candidate
+            depth = 0
+            while i < n and (srcset[i] != "," or depth):
+                depth += {"(": 1, ")": -1}.get(srcset[i], 0)
+                i += 1
+        if url and not url.startswith("data:"):
+            urls.append(url)
+    return urls
 
 
 def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True) -> PageInfo:
     """Parse an HTML body and collect links (``a``/``area`` ``href``), the first ``<base href>``, the first
-    ``<link rel=canonical>``, ``<link rel=alternate hreflang>`` pairs, robots meta directives and, with
-    ``images``, image URLs (``img src``, else the first ``srcset`` candidate, ``data-src`` for lazy loading).
+    ``<link rel=canonical>``, ``<link rel=alternate hreflang>`` pairs, robots meta directives, the first
+    ``<title>`` and, with ``images``, image URLs (``img src`` or ``data-src`` for lazy loading, every candidate of
+    ``srcset`` / ``data-srcset``, and of ``<picture><source srcset>``), each once, in page order.
 
     The fingerprint hashes the page's main content (see :mod:`sitemapkit.crawl._fingerprint`): its text without
     navigation, header, footer, scripts and render-time boilerplate (dates, counters, tokens), and its link
@@ -117,7 +135,8 @@ def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True)
     canonical: str | None = None
     alternates: list[tuple[str, str]] = []
     robots = NO_DIRECTIVES
-    image_urls: list[str] = []
+    image_urls: dict[str, None] = {}
+    title: str | None = None
     for node in tree.css(_SELECTOR):
         tag = node.tag
         attrs = node.attrs  # lazy access: building the full attribute dict costs more than the parse
@@ -144,13 +163,17 @@ def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True)
         elif tag == "base":
             if base_href is None:
                 base_href = (attrs.get("href") or "").strip() or None
-        elif tag == "img" and images:
-            src = attrs.get("src") or attrs.get("data-src")
-            if not src or src.startswith("data:"):
-                srcset = attrs.get("srcset") or attrs.get("data-srcset")
-                src = _first_srcset_candidate(srcset) if srcset else None
-            if src and not src.startswith("data:"):
-                image_urls.append(src.strip())
+        elif tag == "img" or tag == "source":
+            if not images:
+                continue
+            src = attrs.get("src") or attrs.get("data-src") if tag == "img" else None
+            if src and src.strip() and not src.startswith("data:"):
+                image_urls[src.strip()] = None
+            srcset = attrs.get("srcset") or attrs.get("data-srcset")
+            if srcset:
+                image_urls.update(dict.fromkeys(srcset_urls(srcset)))
+        elif tag == "title" and title is None:
+            title = " ".join(node.text(deep=True).split()) or None
     digest = content_fingerprint(tree) if fingerprint else ""  # last: it strips boilerplate from the tree
     return PageInfo(
         base_href=base_href,
@@ -160,4 +183,5 @@ def extract_page(body: bytes, *, images: bool = False, fingerprint: bool = True)
         robots=robots,
         images=tuple(image_urls),
         fingerprint=digest,
+        title=title,
     )

@@ -37,10 +37,12 @@ from sitemapkit.core import (
     Location,
     Problem,
     PublishError,
+    SitemapHints,
     UrlEntry,
     run_isolated,
 )
 from sitemapkit.crawl._crawler import SM701, Crawler, check_start_url
+from sitemapkit.crawl._images import title_lookup
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._reach import StartUrlError, start_failure
 from sitemapkit.crawl._report import ReportSummary, write_crawl_reports
@@ -106,15 +108,28 @@ class UrlMapping:
                 return f"{base.scheme}://{base.netloc}" + url[len(origin):]
         return url
 
+    def source_of(self, url: str) -> str:
+        """The crawled URL a written one came from (the inverse of calling the mapping)."""
+        if url.startswith(self.base):
+            return self.crawled + url[len(self.base):]
+        crawled, base = urlsplit(self.crawled), urlsplit(self.base)
+        if crawled.path == base.path:
+            origin = f"{base.scheme}://{base.netloc}"
+            if url.startswith(origin + "/") or url == origin:
+                return f"{crawled.scheme}://{crawled.netloc}" + url[len(origin):]
+        return url
+
     def describe(self) -> str:
         return (f"--base-url is on another origin than the crawled site: URLs under {self.crawled} are written "
                 f"under {self.base}")
 
 
-def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = None) -> Iterator[UrlEntry]:
+def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = None,
+                    hints: SitemapHints | None = None) -> Iterator[UrlEntry]:
     """The sitemap's entries from a crawl state, by URL: every indexable page with its lastmod, confirmed
     hreflang alternates (reciprocal, self included) and images. Streams from SQLite. ``map_url`` rewrites
-    every URL written (page, hreflang href, image), e.g. a :class:`UrlMapping`."""
+    every URL written (page, hreflang href, image), e.g. a :class:`UrlMapping`. ``hints`` give changefreq and
+    priority, by the crawled URL's path (see :class:`~sitemapkit.core.SitemapHints`)."""
     m = map_url or (lambda u: u)
     for page_id, url, lastmod, images_json in state.sitemap_pages():
         alternates = state.confirmed_alternates(page_id, url)
@@ -122,11 +137,13 @@ def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = No
         alts = tuple(Alternate(lang, m(href)) for lang, href in alternates) if len(alternates) > 1 else ()
         images = tuple(Image(m(loc)) for loc in json.loads(images_json)) if images_json else ()
         last = LastMod(lastmod) if lastmod else None
+        changefreq, priority = hints.values(url) if hints is not None else (None, None)
         try:
-            yield UrlEntry(loc=m(url), lastmod=last, alternates=alts, images=images)
+            yield UrlEntry(loc=m(url), lastmod=last, changefreq=changefreq, priority=priority, alternates=alts,
+                           images=images)
         except InvalidValueError:
             # An image URL the protocol rejects must not drop the page itself.
-            yield UrlEntry(loc=m(url), lastmod=last, alternates=alts)
+            yield UrlEntry(loc=m(url), lastmod=last, changefreq=changefreq, priority=priority, alternates=alts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,8 +264,9 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
             on_notice(mapping.describe())
         not_written = 0
         try:
-            with SitemapSetWriter(out, published_at, **writer_kwargs) as writer:
-                for entry in sitemap_entries(state, mapping):
+            titles = title_lookup(state, mapping.source_of if mapping is not None else None)
+            with SitemapSetWriter(out, published_at, page_titles=titles, **writer_kwargs) as writer:
+                for entry in sitemap_entries(state, mapping, options.hints):
                     try:
                         writer.add(entry)
                     except InvalidValueError as exc:

@@ -9,12 +9,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sitemapkit.core import MAX_CONCURRENCY, MAX_LOC_LENGTH, ConfigurationError
+from sitemapkit.core import (
+    HINT_HELP,
+    MAX_CONCURRENCY,
+    MAX_LOC_LENGTH,
+    Changefreq,
+    ConfigurationError,
+    SitemapHints,
+    parse_hints,
+)
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
 from sitemapkit.fetch import DEFAULT_USER_AGENT
 
-__all__ = ["CRAWL_OPTION_SPECS", "CrawlOptions", "CrawlProgress", "CrawlSummary", "OptionSpec", "Scope",
-           "crawl_options_from"]
+__all__ = ["CRAWL_OPTION_SPECS", "HINT_OPTION_SPECS", "CrawlOptions", "CrawlProgress", "CrawlSummary", "OptionSpec",
+           "Scope", "crawl_options_from"]
 
 class Scope(enum.Enum):
     """Which URLs belong to the site: ``host`` (same scheme, host and port as the start URL), ``domain`` (the
@@ -62,6 +70,8 @@ class CrawlOptions:
     max_redirects: int = 10
     #: Let redirects reach loopback/private/link-local addresses other than the start URL's own class (SSRF guard).
     allow_private_addresses: bool = False
+    #: changefreq / priority for the sitemap's URLs (defaults, rules by path, priority by depth); None: none.
+    hints: SitemapHints | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.concurrency <= MAX_CONCURRENCY:
@@ -113,8 +123,9 @@ class OptionSpec:
     from here, so the option means the same everywhere.
 
     ``kind``: ``int`` / ``float`` (a number within ``low``..``high``; ``high`` None: no upper bound), ``patterns``
-    (repeatable regular expressions), ``names`` (repeatable words), ``choice`` (one of ``choices``), ``flag``
-    (off unless given) or ``text``. ``metavar`` is what the help shows for the value."""
+    (repeatable regular expressions), ``names`` (repeatable words), ``rules`` (repeatable ``--rule`` strings),
+    ``choice`` (one of ``choices``), ``flag`` (off unless given) or ``text``. ``metavar`` is what the help shows
+    for the value. ``sitemap``: the option shapes the sitemap written, not the crawl (``audit`` leaves it out)."""
 
     name: str
     kind: str
@@ -124,6 +135,7 @@ class OptionSpec:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    sitemap: bool = False
 
     @property
     def flag(self) -> str:
@@ -163,6 +175,20 @@ CRAWL_OPTION_SPECS: tuple[OptionSpec, ...] = (
                "request forgery)."),
 )
 
+#: changefreq and priority for the sitemap's URLs: ``crawl``, ``generate`` and the web app take the same three
+#: (see :mod:`sitemapkit.core._hints`); part of :data:`CRAWL_OPTION_SPECS`.
+HINT_OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("images", "flag", False, "List each page's images in the sitemap (img src, every srcset candidate, "
+               "<picture> sources) and check them (HEAD; each check counts toward --max-pages): broken images are "
+               "reported with the pages that use them.",
+               sitemap=True),
+    OptionSpec("changefreq", "choice", None, HINT_HELP["changefreq"], choices=tuple(c.value for c in Changefreq),
+               sitemap=True),
+    OptionSpec("priority", "text", None, HINT_HELP["priority"], "VALUE", sitemap=True),
+    OptionSpec("rule", "rules", (), HINT_HELP["rule"], "RULE", sitemap=True),
+)
+CRAWL_OPTION_SPECS = (*CRAWL_OPTION_SPECS, *HINT_OPTION_SPECS)
+
 
 def crawl_options_from(values: Mapping[str, Any], **extra: Any) -> CrawlOptions:
     """:class:`CrawlOptions` from the values of :data:`CRAWL_OPTION_SPECS` (by name; a missing one takes its
@@ -176,6 +202,8 @@ def crawl_options_from(values: Mapping[str, Any], **extra: Any) -> CrawlOptions:
         "read_timeout": float(v["stall_timeout"]),
         "retries": v["retries"], "strip_params": (*DEFAULT_STRIP_PARAMS, *v["strip_param"]),
         "allow_private_addresses": bool(v["allow_private_addresses"]),
+        "images": bool(v["images"]),
+        "hints": parse_hints(v["changefreq"], v["priority"], tuple(v["rule"])),
     }
     kwargs.update(extra)
     return CrawlOptions(**kwargs)

@@ -13,6 +13,7 @@ JSON shape (keys always present)::
      "broken": [{"url", "status", "error", "referrers": [...], "referrer_count"}],
      "redirects": [{"url", "chain": [{"url", "status"}], "final_url", "final_status"}],
      "excluded": [{"url", "reason", "detail", "status"}],
+     "broken_images": [{"url", "status", "error", "pages": [...], "page_count"}],   (--images; else empty)
      "sitemap": {...manifest summary, when given...}}
 """
 
@@ -29,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemapkit.core import atomic_text, page_environment
+from sitemapkit.crawl._images import BROKEN_IMAGES, broken_images
 from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ class ReportSummary:
     redirects: int
     excluded: int
     queued_not_crawled: int
+    broken_images: int = 0
 
 
 def summarize(state: CrawlState) -> ReportSummary:
@@ -65,6 +68,7 @@ def summarize(state: CrawlState) -> ReportSummary:
         redirects=state.count(_REDIRECTS),
         excluded=state.count(_EXCLUDED),
         queued_not_crawled=state.count("state IN (0, 1)"),
+        broken_images=state.count(BROKEN_IMAGES),
     )
 
 
@@ -111,6 +115,7 @@ def write_json_report(state: CrawlState, path: Path, *, complete: bool,
         "pages_crawled": summary.pages_crawled,
         "in_sitemap": summary.in_sitemap,
         "queued_not_crawled": summary.queued_not_crawled,
+        "broken_image_count": summary.broken_images,
         "status_counts": _status_counts(state),
         "depth_counts": {str(d): n for d, n in state.group_count("depth", "state = 2")},
         "excluded_counts": {str(r): n for r, n in state.group_count("reason", _EXCLUDED)},
@@ -122,6 +127,7 @@ def write_json_report(state: CrawlState, path: Path, *, complete: bool,
         _write_list(fh, "broken", (_broken_item(state, r) for r in state.rows(_BROKEN)))
         _write_list(fh, "redirects", (_redirect_item(r) for r in state.rows(_REDIRECTS)))
         _write_list(fh, "excluded", (_excluded_item(r) for r in state.rows(_EXCLUDED, order="reason, url")))
+        _write_list(fh, "broken_images", (b.to_dict() for b in broken_images(state, pages=MAX_REFERRERS)))
         fh.write("\n}\n")
     return summary
 
@@ -215,6 +221,12 @@ def _broken_rows(state: CrawlState, limit: int) -> Iterator[_BrokenRow]:
         yield _BrokenRow(row.url, what, refs, max(0, state.referrer_count(row.id) - len(refs)))
 
 
+def _broken_image_rows(state: CrawlState, limit: int) -> Iterator[_BrokenRow]:
+    for image in broken_images(state, limit, pages=5):
+        what = str(image.status) if image.status is not None else (image.error or "error")
+        yield _BrokenRow(image.url, what, image.pages, max(0, image.page_count - len(image.pages)))
+
+
 def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, complete: bool,
                       html_rows: int = 1000) -> None:
     start = state.get_meta("start_url") or ""
@@ -231,6 +243,10 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
                ("URL", "Chain (each hop and its status)", "Final"), "",
                itertools.islice(state.rows(_REDIRECTS), html_rows)),
     ]
+    if summary.broken_images:  # --images: the broken ones with the pages that show them
+        tables.insert(1, _Table("broken", "Broken images", summary.broken_images,
+                                min(summary.broken_images, html_rows), "None found.", ("Image", "Status", "Used on"),
+                                "s", _broken_image_rows(state, html_rows)))
     page = _environment().get_template("report.html").generate(
         start=start,
         origin=_origin(state.get_meta("scope_url") or start),

@@ -16,6 +16,9 @@ Tables::
                                   what the previous crawl with this state file saw: a page whose fingerprint
                                   is unchanged keeps its previous lastmod
     query_variants(path, n)       how many query variants of one path were queued (trap protection)
+    image_uses(img, page)         page ``page`` shows image URL ``img`` (ids; --images): what is checked, and
+                                  the pages a broken image is reported with (see ``_images``)
+    titles(page, title)           a sitemap page's <title> (the HTML sitemap's link text)
 
 Resume: rows in flight when a crawl stopped go back to the queue; everything fetched stays fetched. A new
 (non-resumed) crawl with an existing file first moves the previous crawl's fingerprints and lastmods into
@@ -81,6 +84,9 @@ CREATE TABLE IF NOT EXISTS hreflang(page INTEGER NOT NULL, lang TEXT NOT NULL, h
 CREATE INDEX IF NOT EXISTS hreflang_href ON hreflang(href);
 CREATE TABLE IF NOT EXISTS history(url TEXT PRIMARY KEY, fingerprint TEXT, lastmod TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS query_variants(path TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS image_uses(img INTEGER NOT NULL, page INTEGER NOT NULL,
+                                      PRIMARY KEY(img, page)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS titles(page INTEGER PRIMARY KEY, title TEXT NOT NULL);
 """
 _ADVICE = "use another --state file"
 
@@ -302,7 +308,7 @@ class CrawlState:
                 "INSERT OR REPLACE INTO history(url, fingerprint, lastmod) "
                 "SELECT url, fingerprint, lastmod FROM urls WHERE state = 2 AND fingerprint IS NOT NULL"
             )
-        for table in ("urls", "links", "hreflang", "query_variants"):
+        for table in ("urls", "links", "hreflang", "query_variants", "image_uses", "titles"):
             self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
         self.db.execute("DELETE FROM meta WHERE key NOT IN ('schema', 'fingerprint')")
         self.set_meta("start_url", start_url)

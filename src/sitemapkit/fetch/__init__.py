@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
     from sitemapkit.fetch._retry import RetryPolicy
     from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for, url_key
+    from sitemapkit.fetch._scheme import ChosenUrl, choose_scheme, resolve_site_url
     from sitemapkit.fetch._sources import (
         DocumentDone,
         FetchSettings,
@@ -63,6 +64,9 @@ _WHERE: dict[str, str] = {
     "iterate_async": "sitemapkit.fetch._sources",
     "WalkItem": "sitemapkit.fetch._walk",
     "AddressPolicy": "sitemapkit.fetch._addresses",
+    "ChosenUrl": "sitemapkit.fetch._scheme",
+    "choose_scheme": "sitemapkit.fetch._scheme",
+    "resolve_site_url": "sitemapkit.fetch._scheme",
     "AddressRefusedError": "sitemapkit.fetch._transports",
     "AiohttpTransport": "sitemapkit.fetch._transports",
     "ContentDecodingError": "sitemapkit.fetch._decode",
@@ -110,6 +114,7 @@ __all__ = [
     "AddressPolicy",
     "AddressRefusedError",
     "AiohttpTransport",
+    "ChosenUrl",
     "ContentDecodingError",
     "Discovery",
     "DocumentDone",
@@ -133,6 +138,7 @@ __all__ = [
     "TransportResponse",
     "WalkItem",
     "WalkOptions",
+    "choose_scheme",
     "decode_robots",
     "discover",
     "fetch_robots",
@@ -142,6 +148,7 @@ __all__ = [
     "local_child",
     "local_set",
     "open_sources",
+    "resolve_site_url",
     "robots_url_for",
     "url_key",
     "walk",

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sitemapkit.core import (
     MAX_SITEMAP_BYTES,
@@ -46,6 +46,9 @@ from sitemapkit.write import (
     SitemapSetWriter,
     read_manifest,
 )
+
+if TYPE_CHECKING:
+    from sitemapkit.core import SitemapHints
 
 __all__ = ["CAP", "GenerateResult", "Generation", "generate"]
 
@@ -120,6 +123,7 @@ class Generation:
         on_problem: Callable[[Problem], None] | None = None,
         on_excluded: Callable[[Exclusion], None] | None = None,
         on_note: Callable[[str], None] | None = None,
+        hints: SitemapHints | None = None,
     ) -> None:
         if not inputs:
             raise ConfigurationError("generate needs at least one input")
@@ -133,6 +137,7 @@ class Generation:
         self.include = tuple(include)
         self.exclude = tuple(exclude)
         self.allow_cross_host = allow_cross_host
+        self.hints = hints if hints is not None and not hints.empty else None
         self.state_path = state
         self.lastmod = lastmod
         if lastmod not in LASTMOD_SOURCES:
@@ -163,17 +168,22 @@ class Generation:
         (the previous set, if any, is then unchanged)."""
         if self.partitioned:
             return self._run_partitioned()
+        site = SiteRun(SiteState.load(self.state_path) if self.state_path is not None else None,
+                       on_excluded=self.on_excluded, on_note=self.on_note, lastmod=self.lastmod,
+                       titles="html" in self.writer_kwargs["formats"])  # site folders' titles: the page's links
         writer = self._writer = SitemapSetWriter(self.out_dir, self.base_url, check_scope=not self.allow_cross_host,
+                                                 page_titles=None if site.titles is None else site.titles.get,
                                                  **self.writer_kwargs)
         hosts = None if self.allow_cross_host else HostCheck(self.base_url)
-        site = SiteRun(SiteState.load(self.state_path) if self.state_path is not None else None,
-                       on_excluded=self.on_excluded, on_note=self.on_note, lastmod=self.lastmod)
         report = self._report
+        hints = self.hints  # None unless asked for: the loop then does no per-entry work for them
         runs = iter_generate_runs(self.inputs, base_url=self.base_url, include=self.include, exclude=self.exclude,
                                   skip_files=_own_files(self.out_dir), stdin=self.stdin, site=site)
         with _fewer_collections(), writer:
             for item in runs:
                 if item.__class__ is EntryRun:  # a URL list's entries, a run at a time
+                    if hints is not None:
+                        item.entries = [hints.apply(e) for e in item.entries]
                     _add_run(writer, hosts, item, report)
                     continue
                 if isinstance(item, Problem):
@@ -184,6 +194,8 @@ class Generation:
                 if off_host is not None:
                     report(off_host)
                     continue
+                if hints is not None:
+                    entry = hints.apply(entry)
                 try:
                     writer.add(entry)
                 except InvalidValueError as exc:
@@ -213,8 +225,8 @@ class Generation:
             raise ConfigurationError(f"{not_data[0]} is not partitioned data: with workers or a scheduler every "
                                      "input is a Parquet dataset or a folder of CSV / JSONL files")
         used = [name for name, value in (("include", self.include), ("exclude", self.exclude),
-                                         ("state", self.state_path),
-                                         ("lastmod git", self.lastmod == "git")) if value]
+                                         ("state", self.state_path), ("lastmod git", self.lastmod == "git"),
+                                         ("changefreq/priority rules", self.hints)) if value]
         if used:
             raise ConfigurationError(f"{', '.join(used)} do not apply to partitioned data")
         if self.workers is not None and self.workers < 1:
@@ -253,9 +265,10 @@ def generate(
     ``dedupe``; ``include`` / ``exclude`` (globs on file or URL paths); ``allow_cross_host`` (write URLs on other
     hosts than ``base_url``; else reported as SM608 and skipped); ``state`` (a JSON file: lastmod of site pages
     moves only when their content does); ``lastmod`` (``"mtime"``, or ``"git"``: site pages dated by the last
-    commit that touched their file, falling back per file to ``state`` or the modification time); ``workers`` /
-    ``scheduler`` (partitioned data); callbacks ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and
-    ``on_note(str)``.
+    commit that touched their file, falling back per file to ``state`` or the modification time); ``hints`` (a
+    :class:`~sitemapkit.core.SitemapHints`: changefreq and priority for entries that give none, by default, path
+    rule or depth); ``workers`` / ``scheduler`` (partitioned data); callbacks ``on_problem(Problem)``,
+    ``on_excluded(Exclusion)`` and ``on_note(str)``.
 
     Example: ``result = generate(["urls.csv"], "public/", base_url="https://example.com/", gzip=True)``, then
     ``result.manifest.entry_point`` and ``result.errors``.

@@ -158,13 +158,16 @@ class Exclusion:
 
 class SiteRun:
     """What one generate run needs across its site folders: the optional state, the exclusions (each handed to
-    ``on_excluded``) and the notes (``on_note``: something about the input that is neither a page nor an error)."""
+    ``on_excluded``), the notes (``on_note``: something about the input that is neither a page nor an error) and,
+    with ``titles``, each page's ``<title>`` by URL (the HTML sitemap's link texts)."""
 
     def __init__(self, state: SiteState | None = None, *, on_excluded: Callable[[Exclusion], None] | None = None,
-                 on_note: Callable[[str], None] | None = None, lastmod: str = "mtime") -> None:
+                 on_note: Callable[[str], None] | None = None, lastmod: str = "mtime",
+                 titles: bool = False) -> None:
         if lastmod not in LASTMOD_SOURCES:
             raise ConfigurationError(f"lastmod must be one of {', '.join(LASTMOD_SOURCES)}, got {lastmod!r}")
         self.state = state
+        self.titles: dict[str, str] | None = {} if titles else None
         self.observed = LastMod.of(datetime.now(UTC).replace(microsecond=0)).text
         self.excluded: dict[str, int] = {}
         self.lastmod = lastmod
@@ -308,4 +311,6 @@ def iter_static_site(root: str, *, base_url: str, include: Sequence[str], exclud
             lastmod = run.state.lastmod(loc, info.fingerprint, lastmod, run.observed)
         if loc != entry.loc or run.state is not None or dated is not None:
             entry = UrlEntry(loc, lastmod=lastmod)
+        if run.titles is not None and info.title:
+            run.titles[entry.loc] = info.title
         yield entry, location

@@ -15,10 +15,17 @@ import threading
 import time
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sitemapkit.core import ConfigurationError, SitemapkitError, is_absolute_http_url, run_isolated
+from sitemapkit.core import (
+    ConfigurationError,
+    SitemapkitError,
+    bare_host_url,
+    is_absolute_http_url,
+    parse_hints,
+    run_isolated,
+)
 from sitemapkit.crawl import (
     CRAWL_OPTION_SPECS,
     Crawler,
@@ -33,6 +40,7 @@ from sitemapkit.crawl import (
     crawl_site,
     summarize,
 )
+from sitemapkit.fetch import resolve_site_url
 from sitemapkit.web._store import CrawlRecord, HistoryStore
 
 __all__ = ["WEB_CRAWL_FIELDS", "CrawlManager", "JobError", "parse_crawl_request"]
@@ -115,12 +123,36 @@ def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         "gzip": _bool(data, "gzip", False),
         "formats": list(dict.fromkeys(formats)),
         "base_url": base_url.strip() if base_url else None,
+        **_hints(data),
     }
     try:
         check_start_url(url, crawl_options(options))
     except ConfigurationError as exc:
         raise JobError(f"url: {exc}" if "URL" in str(exc) else str(exc)) from None
     return url, options
+
+
+def _hints(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``images``, ``changefreq``, ``priority`` and ``rules`` (a list of ``--rule`` strings, or one a line), stored
+    under their crawl option names; checked as the CLI checks them, errors named by the field."""
+    changefreq = data.get("changefreq") or None
+    priority = data.get("priority") or None
+    if changefreq is not None and not isinstance(changefreq, str):
+        raise JobError(f"changefreq: not a changefreq value: {changefreq!r}")
+    if priority is not None and not isinstance(priority, (str, int, float)):
+        raise JobError(f"priority: a number from 0.0 to 1.0 or 'depth', not {priority!r}")
+    rules = data.get("rules") or []
+    if isinstance(rules, str):
+        rules = rules.splitlines()
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise JobError("rules: a list of 'GLOB changefreq=VALUE priority=VALUE' (or one per line)")
+    rules = [r.strip() for r in rules if r.strip()]
+    priority = None if priority is None else str(priority)
+    try:
+        parse_hints(changefreq, priority, rules)
+    except ConfigurationError as exc:
+        raise JobError(str(exc).replace("--rule", "rules", 1).replace("--", "", 1)) from None
+    return {"images": _bool(data, "images", False), "changefreq": changefreq, "priority": priority, "rule": rules}
 
 
 def crawl_options(options: Mapping[str, Any]) -> CrawlOptions:
@@ -133,7 +165,8 @@ def crawl_options(options: Mapping[str, Any]) -> CrawlOptions:
 def counts_of(summary: ReportSummary, progress: CrawlProgress | None = None) -> dict[str, Any]:
     counts: dict[str, Any] = {"crawled": summary.pages_crawled, "in_sitemap": summary.in_sitemap,
                               "broken": summary.broken, "redirects": summary.redirects,
-                              "excluded": summary.excluded, "queue": summary.queued_not_crawled}
+                              "excluded": summary.excluded, "queue": summary.queued_not_crawled,
+                              "broken_images": summary.broken_images}
     if progress is not None:
         counts["pages_per_second"] = round(progress.pages_per_second, 1)
         counts["elapsed"] = round(progress.elapsed, 1)
@@ -260,6 +293,11 @@ class CrawlManager:
         options = crawl_options(record.options)
         state_path = self.store.state_path(record.id)
         self._update(record.id, status="running")
+        if bare_host_url(record.url) is not None:  # typed without a scheme: https first, then http
+            chosen = resolve_site_url(record.url, connect_timeout=options.connect_timeout,
+                                      user_agent=options.user_agent)
+            record = replace(record, url=chosen.url)
+            self._update(record.id, url=chosen.url, note=chosen.note)
         with CrawlState(state_path) as state:
             with job.lock:
                 job.crawler = Crawler(record.url, state, options)

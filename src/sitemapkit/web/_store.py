@@ -140,10 +140,11 @@ class HistoryStore:
         return [_record(r) for r in rows]
 
     def update(self, crawl_id: str, *, status: str | None = None, counts: Mapping[str, Any] | None = None,
-               error: str | None = None, note: str | None = None, complete: bool | None = None) -> None:
+               error: str | None = None, note: str | None = None, complete: bool | None = None,
+               url: str | None = None) -> None:
         sets: list[str] = ["updated = ?"]
         values: list[object] = [time.time()]
-        for column, value in (("status", status), ("error", error), ("note", note)):
+        for column, value in (("status", status), ("error", error), ("note", note), ("url", url)):
             if value is not None:
                 sets.append(f"{column} = ?")
                 values.append(value)

@@ -21,7 +21,15 @@ from typing import BinaryIO, Literal, NoReturn
 from sitemapkit.core import InvalidEntryError, SitemapRef, UrlEntry, has_credentials, redact_credentials
 from sitemapkit.write._codes import SM607
 from sitemapkit.write._render import UrlRenderer, Warnings
-from sitemapkit.write._writers import URLSET_FOOTER, HtmlWriter, TextWriter, html_closing_size, urlset_header
+from sitemapkit.write._writers import (
+    TITLE_CHARS,
+    URLSET_FOOTER,
+    HtmlWriter,
+    TextWriter,
+    html_closing_size,
+    html_links_size,
+    urlset_header,
+)
 
 __all__ = ["FORMATS", "Done", "Format", "Out", "RollSettings", "Roller", "StreamRoller", "XmlRoller",
            "refuse_credentials", "refuse_entry", "utc_now_text"]
@@ -46,6 +54,11 @@ class RollSettings:
     max_news: int
     html_title: str
     warnings: Warnings
+    page_titles: Callable[[str], str | None] | None = None
+    #: The origin the HTML pages are served from: links to its pages are written root-relative (``/blog/a``).
+    html_origin: str | None = None
+    #: The page that lists a split HTML sitemap's pages (``sitemap.html``): each page of a split links to it.
+    html_index: str | None = None
 
 
 def refuse_credentials(loc: str) -> NoReturn:
@@ -269,26 +282,33 @@ class StreamRoller(Roller):
         self.writer: TextWriter | HtmlWriter | None = None
         self.tmp: Path | None = None
         self.overhead = html_closing_size() if fmt == "html" else 0
+        self._index_links = [("All pages of this site map", settings.html_index)] if settings.html_index else []
+        if fmt == "html" and self._index_links:
+            self.overhead += html_links_size(self._index_links, _MORE)
 
     def add(self, entry: UrlEntry) -> None:
         settings = self.settings
         if self.writer is not None and (self.writer.count >= settings.max_urls
                                         or self.writer.bytes_written + self.overhead
                                         + _estimate(entry, self.fmt) > settings.max_bytes):
-            self.finish()
+            self.finish(split=True)
         if self.writer is None:
             self.tmp = self._tmp()
             level = settings.gzip_level if self.fmt == "txt" else None
             self.out = Out(self.tmp, level)
             self.writer = (TextWriter(self.out) if self.fmt == "txt"
-                           else HtmlWriter(self.out, title=settings.html_title))
+                           else HtmlWriter(self.out, title=settings.html_title, titles=settings.page_titles,
+                                      origin=settings.html_origin))
         self.writer.write(entry)
 
-    def finish(self) -> None:
+    def finish(self, split: bool = False) -> None:
+        """Close the current file; ``split``: another follows (an HTML page then links to the page list)."""
         if self.writer is None:
             return
         assert self.out is not None
         assert self.tmp is not None
+        if isinstance(self.writer, HtmlWriter) and self._index_links and (split or self.done):
+            self.writer.write_links(self._index_links, heading=_MORE)
         count = self.writer.count
         self.writer.close()
         self.out.close()
@@ -304,13 +324,17 @@ class StreamRoller(Roller):
         self.out = None
 
 
+_MORE = "More pages"
+
+
 def _estimate(entry: UrlEntry, fmt: Format) -> int:
     """Upper bound of the bytes one entry takes in a txt or html file."""
     if fmt == "txt":
         return len(entry.loc) + 1
     # html: the href, the link text and possibly a new section's heading, each at most the loc's length in UTF-8
-    # bytes once percent-decoded and at most 6x that once escaped (&apos;), plus fixed markup and a <time>.
-    return 18 * len(entry.loc) + 300
+    # bytes once percent-decoded and at most 6x that once escaped (&apos;), plus fixed markup and a page title
+    # (at most TITLE_CHARS characters, 4 UTF-8 bytes each, 6x that escaped... bounded by 6 bytes a character).
+    return 18 * len(entry.loc) + 300 + 6 * TITLE_CHARS
 
 
 def utc_now_text() -> str:

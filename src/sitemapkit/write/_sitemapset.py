@@ -23,7 +23,7 @@ import os
 import secrets
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from pathlib import Path
@@ -125,7 +125,9 @@ class SitemapSetWriter:
     ``out_dir`` is served; it is treated as a directory (a missing trailing ``/`` is added). ``formats`` picks
     any of ``xml``, ``txt``, ``html``; ``gzip`` applies to xml and txt (an HTML page for people stays plain).
     ``xsl`` is a stylesheet href for the XML files, or ``"default"`` to write the bundled ``sitemap.xsl`` next
-    to them and reference it. ``dedupe`` skips repeated locs (memory then grows with the number of distinct
+    to them and reference it. ``html_title`` titles the HTML pages (default "Site map – HOST", the base URL's
+    host); ``page_titles`` gives a page's title by URL for their link texts (a crawl knows them). ``dedupe`` skips
+    repeated locs (memory then grows with the number of distinct
     URLs: about 60 bytes each). Entries whose values cannot be written raise :class:`InvalidEntryError` from
     :meth:`add` without disturbing the set; callers may catch it and go on.
     """
@@ -144,8 +146,9 @@ class SitemapSetWriter:
         dedupe: bool = False,
         basename: str = "sitemap",
         gzip_level: int = DEFAULT_GZIP_LEVEL,
-        html_title: str = "Site map",
+        html_title: str | None = None,
         check_scope: bool = True,
+        page_titles: Callable[[str], str | None] | None = None,
     ) -> None:
         if not isinstance(base_url, str) or not is_absolute_http_url(base_url):
             raise ConfigurationError(f"base URL must be an absolute http(s) URL, got {base_url!r}")
@@ -177,7 +180,8 @@ class SitemapSetWriter:
         self.max_news = max_news
         self.formats = formats
         self.basename = basename
-        self.html_title = html_title
+        self.html_title = html_title or f"Site map – {urlsplit(self.base_url).netloc}"
+        self._page_titles = page_titles
         self._gzip = gzip
         self._gzip_level: int | None = gzip_level if gzip else None
         self._xsl = xsl
@@ -209,7 +213,8 @@ class SitemapSetWriter:
         self._tmp_dir.mkdir()
         # XML first: it is the format that can reject an entry, before the others have written it.
         settings = RollSettings(self._tmp_dir, self._gzip_level, self._stylesheet, self.max_urls, self.max_bytes,
-                                self.max_news, self.html_title, self._warnings)
+                                self.max_news, self.html_title, self._warnings, self._page_titles,
+                                _origin(self.base_url), f"{self.basename}.html")
         self._rollers = [XmlRoller(settings) if f == "xml" else StreamRoller(settings, f)
                          for f in sorted(self.formats, key=lambda f: f != "xml")]
         self._state = "open"
@@ -432,6 +437,11 @@ class SitemapSetWriter:
         )
 
 
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def write_sitemaps(
     entries: Iterable[UrlEntry],
     out_dir: str | os.PathLike[str],
@@ -446,8 +456,9 @@ def write_sitemaps(
     dedupe: bool = False,
     basename: str = "sitemap",
     gzip_level: int = DEFAULT_GZIP_LEVEL,
-    html_title: str = "Site map",
+    html_title: str | None = None,
     check_scope: bool = True,
+    page_titles: Callable[[str], str | None] | None = None,
 ) -> Manifest:
     """Write ``entries`` as a sitemap set in ``out_dir`` served at ``base_url``; see :class:`SitemapSetWriter`.
 
@@ -459,7 +470,8 @@ def write_sitemaps(
     """
     writer = SitemapSetWriter(out_dir, base_url, gzip=gzip, max_urls=max_urls, max_bytes=max_bytes,
                               max_news=max_news, formats=formats, xsl=xsl, dedupe=dedupe, basename=basename,
-                              gzip_level=gzip_level, html_title=html_title, check_scope=check_scope)
+                              gzip_level=gzip_level, html_title=html_title, check_scope=check_scope,
+                              page_titles=page_titles)
     with writer:
         writer.add_all(entries)
     assert writer.manifest is not None

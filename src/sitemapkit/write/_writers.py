@@ -12,7 +12,7 @@ come from the renderer in ``_render.py``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INDEX_FOOTER",
+    "TITLE_CHARS",
     "URLSET_FOOTER",
     "HtmlWriter",
     "IndexWriter",
@@ -39,6 +40,7 @@ __all__ = [
     "TextWriter",
     "UrlsetWriter",
     "html_closing_size",
+    "html_links_size",
     "index_header",
     "urlset_header",
 ]
@@ -234,17 +236,28 @@ class TextWriter(_Buffered):
 @functools.cache
 def _sitemap_page() -> tuple[Template, dict[str, Any]]:
     """The HTML sitemap's template (``write/templates/sitemap.html``) and its macros, loaded on first use."""
-    template = page_environment("sitemapkit.write", escape=escape, compact=False).get_template("sitemap.html")
+    template = page_environment("sitemapkit.write", escape=escape, compact=True).get_template("sitemap.html")
     return template, vars(template.module)
+
+
+#: A page title longer than this is cut (with "…") in the HTML sitemap.
+TITLE_CHARS = 200
+#: Bytes kept for a section heading's page count, written when the page closes ("(50,000)" at most).
+_COUNT_ROOM = 8
 
 
 @functools.cache
 def html_closing_size() -> int:
-    """Bytes an HTML sitemap's page still takes after its last entry: the open group's end and the page's tail
-    (what a roller keeps room for)."""
-    template, macros = _sitemap_page()
-    tail = "".join(template.blocks["tail"](template.new_context()))
-    return len((str(macros["end_group"]()) + tail).encode("utf-8"))
+    """Bytes an HTML sitemap's page still takes after its last entry is counted: the page's tail (the sections'
+    markup is counted as they open; what a roller keeps room for)."""
+    template, _ = _sitemap_page()
+    return len("".join(template.blocks["tail"](template.new_context())).encode("utf-8"))
+
+
+def html_links_size(links: list[tuple[str, str]], heading: str) -> int:
+    """Bytes :meth:`HtmlWriter.write_links` takes for ``links`` under ``heading``."""
+    _, macros = _sitemap_page()
+    return len(str(macros["nav"](heading, links)).encode("utf-8"))
 
 
 def _readable(encoded: str) -> str:
@@ -253,30 +266,41 @@ def _readable(encoded: str) -> str:
     return encoded if NOT_XML(text) is not None else text
 
 
-def _group_of(loc: str) -> tuple[str, str]:
-    """(group key, link text): the directory part of the URL and the page's readable path."""
+def _section_of(loc: str) -> tuple[str, str, str]:
+    """(origin, section, link text): the section is the first path segment as a folder (``/blog/``), or ``/`` for
+    pages at the top (``/``, ``/about``); the link text is the page's readable path."""
     parts = urlsplit(loc)
     path = parts.path or "/"
-    directory = path[: path.rfind("/") + 1] or "/"
+    slash = path.find("/", 1)
+    section = path[: slash + 1] if slash > 0 else "/"
     readable = _readable(path)
     if parts.query:
         readable += "?" + _readable(parts.query)
-    return f"{parts.scheme}://{parts.netloc}{directory}", readable
+    return f"{parts.scheme}://{parts.netloc}", section, readable
 
 
 class HtmlWriter(_Buffered):
-    """An HTML page for people: links grouped under a heading per directory, each with its lastmod.
+    """An HTML page for people: the site's pages in one section per first path segment (``/blog/``, ``/shop/``;
+    pages at the top under ``/``), sections in the order their first page came, pages in theirs, and a search
+    box that filters them (a small inline script; without JavaScript the page shows every link).
 
-    Streaming: a new group starts whenever the directory changes, so sorted input gives one section per
-    directory. ``links`` (pairs of text and URL) are written as a navigation list at the end (used for the
-    page that lists the pages of a split HTML sitemap). The markup is the template ``write/templates/sitemap.html``:
-    its "head" block is written here, its macros per entry, its "tail" block by ``close()``."""
+    ``titles`` gives a page's title by URL (a crawl knows them): the link's text, else the readable path.
+    ``origin``: where the page is served (``https://example.com``); links to its pages are root-relative. A
+    section is complete only when the page closes, so its links are kept (rendered) until then: at most one
+    page's worth (50,000 URLs, a few MB). ``links`` (pairs of text and URL) are written as a navigation list at
+    the end (the page that lists the pages of a split HTML sitemap). The markup is the template
+    ``write/templates/sitemap.html``: its "head" block, its macros and its "tail" block."""
 
-    __slots__ = ("_context", "_group", "_macros", "_template")
+    __slots__ = ("_context", "_groups", "_here", "_macros", "_nav", "_origin", "_template", "_titles")
 
-    def __init__(self, sink: Sink, *, title: str = "Site map") -> None:
+    def __init__(self, sink: Sink, *, title: str = "Site map",
+                 titles: Callable[[str], str | None] | None = None, origin: str | None = None) -> None:
         super().__init__(sink)
-        self._group: str | None = None
+        self._here = None if origin is None else origin.rstrip("/") + "/"
+        self._groups: dict[tuple[str, str], list[str]] = {}
+        self._nav: list[str] = []
+        self._origin: str | None = None
+        self._titles = titles
         self._template, self._macros = _sitemap_page()
         self._context = self._template.new_context({"title": title})
         for chunk in self._template.blocks["head"](self._context):
@@ -284,33 +308,61 @@ class HtmlWriter(_Buffered):
 
     def write(self, entry: UrlEntry) -> int:
         self._check_open()
-        group, readable = _group_of(entry.loc)
-        lastmod = entry.lastmod
+        origin, section, readable = _section_of(entry.loc)
+        title = self._titles(entry.loc) if self._titles is not None else None
+        if title is not None:
+            if len(title) > TITLE_CHARS:
+                title = title[: TITLE_CHARS - 1] + "…"
+            if NOT_XML(title) is not None:  # a character the page cannot carry: the path instead
+                title = None
         macros = self._macros
-        item = macros["item"](entry.loc, readable, None if lastmod is None else lastmod.text)  # before any output
-        size = 0
-        if group != self._group:
-            if self._group is not None:
-                size += self._emit(macros["end_group"]())
-            size += self._emit(macros["begin_group"](_readable(group)))
-            self._group = group
+        loc = entry.loc
+        href = loc[len(self._here) - 1:] if self._here is not None and loc.startswith(self._here) else loc
+        item = str(macros["item"](href, title or readable))  # before anything is counted
+        size = len(item) if item.isascii() else len(item.encode("utf-8"))
+        key = (origin, section)
+        group = self._groups.get(key)
+        if group is None:
+            if self._origin is None:
+                self._origin = origin
+            group = self._groups[key] = []
+            size += self._group_size(key)
+        group.append(item)
         self.count += 1
-        return size + self._emit(item)
+        self.bytes_written += size
+        return size
+
+    def _heading(self, key: tuple[str, str]) -> str:
+        origin, section = key
+        return _readable(section if origin == self._origin else origin + section)
+
+    def _group_size(self, key: tuple[str, str]) -> int:
+        markup = str(self._macros["begin_group"](self._heading(key), 0)) + str(self._macros["end_group"]())
+        return len(markup.encode("utf-8")) + _COUNT_ROOM
 
     def write_links(self, links: Iterable[tuple[str, str]], heading: str = "Pages") -> None:
         """A navigation list of (text, href) pairs."""
         self._check_open()
-        self._end_group()
-        self._emit(self._macros["nav"](heading, links))
+        self._nav.append(str(self._macros["nav"](heading, links)))
 
-    def _end_group(self) -> None:
-        if self._group is not None:
-            self._emit(self._macros["end_group"]())
-            self._group = None
+    def _out(self, text: str) -> None:
+        """Output already counted in ``bytes_written`` (the sections kept until the page closes)."""
+        self._buf.append(text)
+        self._pending += len(text)
+        if self._pending >= _FLUSH_CHARS:
+            self.flush()
 
     def close(self) -> None:
         if not self.closed:
-            self._end_group()
+            macros = self._macros
+            for key, items in self._groups.items():
+                self._out(str(macros["begin_group"](self._heading(key), len(items))))
+                for item in items:
+                    self._out(item)
+                self._out(str(macros["end_group"]()))
+            self._groups.clear()
+            for nav in self._nav:
+                self._emit(nav)
             for chunk in self._template.blocks["tail"](self._context):
                 self._emit(chunk)
             self.flush()
