@@ -90,14 +90,20 @@ def test_downloads_cannot_leave_the_crawl_folder(web: WebServer, site: LocalServ
     assert body.startswith(b"<?xml")
 
 
-def test_bad_requests_name_the_field(web: WebServer) -> None:
-    for body, field in [({}, "url"), ({"url": "ftp://x.test/"}, "url"), ({"url": "http://a.test/", "max_pages": 0},
-                                                                          "max_pages"),
-                        ({"url": "http://a.test/", "formats": ["pdf"]}, "formats"),
-                        ({"url": "http://a.test/", "include": ["("]}, "regular expression")]:
+def test_bad_requests_name_the_field_in_the_forms_words(web: WebServer) -> None:
+    for body, field, words in [
+        ({}, "url", "Site address: "), ({"url": "ftp://x.test/"}, "url", "Site address: "),
+        ({"url": "http://a.test/", "max_pages": 0}, "max_pages", "Max pages: must be at least 1, not 0"),
+        ({"url": "http://a.test/", "formats": ["pdf"]}, "formats", "Output files: "),
+        ({"url": "http://a.test/", "formats": []}, "formats", "Output files: tick at least one file"),
+        ({"url": "http://a.test/", "include": ["("]}, None, "regular expression"),
+    ]:
         status, answer = web.json("POST", "/api/crawls", body)
         assert status == 400, answer
-        assert field in answer["error"]
+        assert words in answer["error"]
+        assert answer.get("field") == field
+        assert "max_pages" not in answer["error"]
+        assert "--" not in answer["error"]
     status, answer = web.json("GET", "/api/crawls/000000000000")
     assert status == 404
     assert "000000000000" in answer["error"]
@@ -291,15 +297,16 @@ def test_ctrl_c_keeps_the_crawl_and_a_restart_resumes_it(tmp_path: Path, site: L
 
 def test_pages_load_only_local_assets_and_label_their_inputs(web: WebServer, site: LocalServer) -> None:
     crawl_id = start_crawl(web, site.url("/"), max_pages=1)
-    for path in ["/", "/check", "/discover", f"/crawls/{crawl_id}"]:
+    for path in ["/", "/check", "/discover", "/audit", f"/crawls/{crawl_id}"]:
         status, headers, body = web.request("GET", path)
         page = body.decode()
         assert status == 200, path
         assert "default-src 'self'" in headers["content-security-policy"]
-        # No CDN: every script, stylesheet and image comes from this server.
+        # No CDN: every script, stylesheet and image comes from this server; the favicon is inline (no 404).
         assets = re.findall(r'<(?:script|link|img)[^>]*(?:src|href)="([^"]+)"', page)
         assert assets, path
-        assert all(a.startswith("/static/") for a in assets), assets
+        assert '<link rel="icon" href="data:,">' in page
+        assert all(a.startswith("/static/") or a == "data:," for a in assets), assets
         # Every input has a label (for=id, or wrapped in one).
         wrapped = "".join(re.findall(r"<label[^>]*>.*?</label>", page, re.S))
         for tag in re.findall(r"<(?:input|textarea)\b[^>]*>", page):

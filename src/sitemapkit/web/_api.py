@@ -7,9 +7,15 @@
     POST   /api/crawls/{id}/pause|resume|cancel
     GET    /api/crawls/{id}/events       server-sent events: one "crawl" event per change, "end" when finished
     GET    /api/crawls/{id}/files        the output files;  GET /api/crawls/{id}/files/{name} one of them
-                                         (sitemap.xml, sitemap.txt, ..., crawl-report.json, sitemaps.zip)
+                                         (sitemap.xml, sitemap.txt, ..., crawl-report.json, sitemaps.zip; an
+                                         .html file opens in the browser, ?download=1 saves it)
+    GET    /api/crawls/{id}/rows/{table} a page of broken|redirects|excluded: ?offset=&limit=&q=&sort=&dir=
     POST   /api/validate                 JSON {"url"} or a form with "url" or an uploaded "file"
     GET    /api/discover?url=            the site's sitemap tree
+    POST   /api/audits                   {"url"} -> 201 {"id"};  GET /api/audits/{id} its status;
+    GET    /api/audits/{id}/files/{name} audit.html, audit.json, audit.csv
+
+A refused request answers ``{"error": ...}`` in the form's words, with ``"field"`` naming the field at fault.
 """
 
 from __future__ import annotations
@@ -31,22 +37,30 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from sitemapkit.crawl import REPORT_JSON, report_script_hashes
 from sitemapkit.web._checks import CheckError, check_document, discover_tree, fetch_document
 from sitemapkit.web._guard import CSRF_FIELD, CSRF_FORM_CHECK, BodyTooLargeError, same_secret
 from sitemapkit.web._jobs import CrawlManager, JobError, parse_crawl_request
+from sitemapkit.web._rows import RowsError, page_of_rows
 from sitemapkit.web._store import TERMINAL, CrawlRecord, valid_id
 
 __all__ = ["ZIP_NAME", "api_routes", "list_files"]
 
 ZIP_NAME = "sitemaps.zip"
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
-#: Served files never run scripts or load anything (sitemap.html and report.html show crawled URLs).
-FILE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
+#: Served files load nothing and run no script but the reports' own table script, named by its hash (sitemap.html
+#: and report.html show crawled URLs); sandboxed, they have no origin: they cannot reach the API.
+FILE_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src "
+            + " ".join(f"'sha256-{h}'" for h in report_script_hashes()) + "; sandbox allow-scripts")
 KEEPALIVE = 15.0
+HAS_FILES = frozenset({"done", "paused", "cancelled"})
 
 
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(message: str, status: int = 400, field: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
 
 
 def _manager(request: Request) -> CrawlManager:
@@ -64,7 +78,9 @@ def _record(request: Request) -> CrawlRecord | JSONResponse:
 
 def crawl_view(manager: CrawlManager, record: CrawlRecord) -> dict[str, Any]:
     d = record.to_dict()
-    d["files"] = list_files(manager.store.out_dir(record.id)) if record.status == "done" else []
+    # A paused or cancelled crawl offers what it confirmed so far (the partial report and sitemap).
+    d["files"] = list_files(manager.store.out_dir(record.id)) if record.status in HAS_FILES else []
+    d["partial"] = record.status in ("paused", "cancelled") and bool(d["files"])
     d["links"] = {"self": f"/api/crawls/{record.id}", "events": f"/api/crawls/{record.id}/events",
                   "page": f"/crawls/{record.id}"}
     return d
@@ -127,7 +143,7 @@ async def create_crawl(request: Request) -> Response:
     try:
         url, options = parse_crawl_request(data)
     except JobError as exc:
-        return _error(str(exc), exc.status)
+        return _error(str(exc), exc.status, exc.field)
     record = _manager(request).start(url, options)
     return JSONResponse({"id": record.id, "links": {"self": f"/api/crawls/{record.id}"}}, status_code=201,
                         headers={"Location": f"/api/crawls/{record.id}"})
@@ -234,9 +250,7 @@ async def crawl_file(request: Request) -> Response:
         return record
     name = request.path_params["name"]
     out = _manager(request).store.out_dir(record.id)
-    disposition = "inline" if request.query_params.get("inline") else "attachment"
-    headers = {"Content-Security-Policy": FILE_CSP, "X-Content-Type-Options": "nosniff",
-               "Content-Disposition": f'{disposition}; filename="{name}"'} if _FILE_NAME.match(name) else {}
+    headers = file_headers(name, request)
     if name == ZIP_NAME and list_files(out):
         data = await asyncio.to_thread(_zip, out)
         return Response(data, media_type="application/zip", headers=headers)
@@ -245,6 +259,36 @@ async def crawl_file(request: Request) -> Response:
     if not _served(path) or not path.resolve().is_relative_to(out.resolve()):
         return _error(f"no file {name!r} in crawl {record.id}", 404)
     return FileResponse(path, headers=headers, media_type=_media_type(name))
+
+
+def file_headers(name: str, request: Request) -> dict[str, str]:
+    """A served file's headers: a page (report.html, sitemap.html) opens in the browser unless ``?download=1``,
+    the rest is saved; nothing served runs a script but the reports' own table script (by its hash)."""
+    if not _FILE_NAME.match(name):
+        return {}
+    inline = (name.endswith(".html") or bool(request.query_params.get("inline"))) and not request.query_params.get(
+        "download")
+    return {"Content-Security-Policy": FILE_CSP, "X-Content-Type-Options": "nosniff",
+            "Content-Disposition": f'{"inline" if inline else "attachment"}; filename="{name}"'}
+
+
+async def crawl_rows(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    q = request.query_params
+    try:
+        offset, limit = int(q.get("offset", "0")), int(q.get("limit", "100"))
+    except ValueError:
+        return _error("offset and limit are whole numbers")
+    report = _manager(request).store.out_dir(record.id) / REPORT_JSON
+    try:
+        page = await asyncio.to_thread(page_of_rows, report, request.path_params["table"], offset=offset,
+                                       limit=limit, query=q.get("q", ""), sort=q.get("sort") or None,
+                                       descending=q.get("dir") == "desc")
+    except RowsError as exc:
+        return _error(str(exc))
+    return JSONResponse(page)
 
 
 def _media_type(name: str) -> str:
@@ -299,6 +343,7 @@ def api_routes() -> list[Route]:
         Route("/api/crawls/{id}/events", crawl_events, methods=["GET"]),
         Route("/api/crawls/{id}/files", crawl_files, methods=["GET"]),
         Route("/api/crawls/{id}/files/{name}", crawl_file, methods=["GET"]),
+        Route("/api/crawls/{id}/rows/{table}", crawl_rows, methods=["GET"]),
         Route("/api/crawls/{id}/{action}", crawl_action, methods=["POST"]),
         Route("/api/validate", validate, methods=["POST"]),
         Route("/api/discover", discover, methods=["GET"]),
