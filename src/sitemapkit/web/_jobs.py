@@ -96,9 +96,9 @@ def _number(data: Mapping[str, Any], spec: OptionSpec) -> float | int | None:
     except (TypeError, ValueError):
         raise _fail(key, f"not a {'whole ' if whole else ''}number: {value!r}") from None
     if spec.low is not None and n < spec.low:
-        raise _fail(key, f"must be at least {spec.low:g}, not {n:g}")
+        raise _fail(key, f"must be at least {spec.low:g}, not {n}")
     if spec.high is not None and n > spec.high:
-        raise _fail(key, f"must be at most {spec.high:g}, not {n:g}")
+        raise _fail(key, f"must be at most {spec.high:g}, not {n}")
     return n
 
 

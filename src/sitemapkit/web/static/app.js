@@ -148,6 +148,7 @@ function initCrawl() {
     document.getElementById("pause").disabled = !running;
     document.getElementById("cancel").disabled = !running;
     document.getElementById("resume").disabled = !(crawl.status === "paused" || crawl.status === "cancelled");
+    root.querySelector(".controls").hidden = crawl.status === "done" || crawl.status === "failed";
     if (crawl.files.length && (changed || crawl.files.length !== shownFiles) && !running) {
       shownFiles = crawl.files.length;
       const doc = await fetchPage(window.location.pathname);
