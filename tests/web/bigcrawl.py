@@ -27,7 +27,8 @@ def seed_big_crawl(data_dir: Path, n: int) -> str:
             ids = []
             for i in range(n):
                 url_id = state.add_url(f"{SITE}/products/item-{i:05d}.html", 1)
-                state.record(url_id, status=404 if i % 7 else 410, reason="error", detail=f"HTTP {404 if i % 7 else 410}")
+                status = 404 if i % 7 else 410
+                state.record(url_id, status=status, reason="error", detail=f"HTTP {status}")
                 ids.append(url_id)
             for i in range(n // 10):
                 url_id = state.add_url(f"{SITE}/old/{i}", 1)

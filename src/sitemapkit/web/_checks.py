@@ -70,9 +70,10 @@ async def fetch_document(url: str, max_bytes: int) -> tuple[str, bytes]:
 def _fetch_failure(url: str, cause: str) -> str:
     """A fetch failure in plain words: a connection that could not be made is named as such, with its cause."""
     host = urlsplit(url).netloc or url
-    if cause.startswith("cannot connect"):
-        return f"cannot connect to {host}: {cause.removeprefix('cannot connect').lstrip(': ') or 'no answer'}"
-    return f"{url}: could not be fetched: {cause}"
+    at = cause.find("cannot connect")
+    if at >= 0:
+        return f"cannot connect to {host}: {cause[at:].removeprefix('cannot connect').lstrip(': ') or 'no answer'}"
+    return f"{url}: could not be fetched: {cause.removeprefix(url + ': ')}"
 
 
 def _groups(problems: list[Problem], tally: dict[str, int]) -> list[dict[str, Any]]:
@@ -160,7 +161,7 @@ async def discover_tree(url: str) -> dict[str, Any]:
     if found is not None and not nodes and found.robots_status is None and all(s is None for _, s, _ in found.probed):
         causes = [p.message for p in found.problems]
         cause = next((c for c in causes if "connect" in c), causes[0] if causes else "no answer")
-        cause = cause if cause.startswith("cannot connect") else f"cannot connect: {cause}"
+        cause = cause if "cannot connect" in cause else f"cannot connect: {cause}"
         raise CheckError(_fetch_failure(url, cause))
     return {
         "url": url,
