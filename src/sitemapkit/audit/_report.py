@@ -137,10 +137,11 @@ def _json_rows(findings: Iterator[Finding]) -> Iterator[str]:
     element (no ``<`` is written as such)."""
     from markupsafe import Markup
 
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder for every row
     yield Markup("[")
     for i, f in enumerate(findings):
         row = [{"u": f.url}, f.sitemap or "", "" if f.line is None else f.line, f.evidence]
-        text = json.dumps(row, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+        text = encode(row).replace("<", "\\u003c")
         yield Markup(("," if i else "") + text)  # noqa: S704 (JSON with every "<" escaped)
     yield Markup("]")
 

@@ -227,9 +227,10 @@ def _json_rows(rows: Iterator[list[Any]]) -> Iterator[str]:
     """A JSON array of ``rows``, in chunks, safe inside a script element (no ``<`` is written as such)."""
     from markupsafe import Markup
 
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder for every row
     yield Markup("[")
     for i, row in enumerate(rows):
-        text = json.dumps(row, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+        text = encode(row).replace("<", "\\u003c")
         yield Markup(("," if i else "") + text)  # noqa: S704 (JSON with every "<" escaped)
     yield Markup("]")
 
