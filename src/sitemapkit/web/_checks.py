@@ -57,6 +57,7 @@ async def fetch_document(url: str, max_bytes: int) -> tuple[str, bytes]:
     url = with_scheme(url)
     if not is_absolute_http_url(url):
         raise CheckError(f"url: not an absolute http(s) URL: {url!r}")
+    await _reachable(url)
     try:
         async with _client(url) as client:
             response = await client.get(url, max_bytes=max_bytes)
@@ -129,6 +130,26 @@ def check_document(data: bytes, source: str, sitemap_url: str | None) -> dict[st
     }
 
 
+async def _reachable(url: str) -> None:
+    """One connection to the site's host first: a host that refuses it (or has no address) is named at once, not
+    after the retries of robots.txt and every well-known path."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        async with asyncio.timeout(10.0):
+            _, writer = await asyncio.open_connection(host, port)
+    except TimeoutError:
+        raise CheckError(f"cannot connect to {parts.netloc}: no answer within 10 s") from None
+    except OSError as exc:
+        raise CheckError(f"cannot connect to {parts.netloc}: {exc.strerror or exc}") from None
+    writer.close()
+    try:
+        await writer.wait_closed()
+    except OSError:
+        pass
+
+
 def _tree(url: str, nodes: dict[str, SitemapNode]) -> dict[str, Any]:
     node = nodes[url]
     d = node.to_dict()
@@ -142,6 +163,7 @@ async def discover_tree(url: str) -> dict[str, Any]:
     url = with_scheme(url)
     if not is_absolute_http_url(url):
         raise CheckError(f"url: not an absolute http(s) URL: {url!r}")
+    await _reachable(url)
     found: Discovery | None = None
     nodes: dict[str, SitemapNode] = {}
     roots: list[str] = []
