@@ -221,3 +221,15 @@ def test_connection_failures_are_named(web: WebServer) -> None:
     status, answer = web.json("GET", "/api/discover?url=" + urllib.parse.quote("http://127.0.0.1:9/"))
     assert status == 400
     assert answer["error"].startswith("cannot connect to 127.0.0.1:9: ")
+
+
+def test_not_fetched_is_the_same_grey_in_both_charts() -> None:
+    """The results page's status chart and report.html's draw "not fetched" in one grey (it was green in one)."""
+    from sitemapkit.crawl._report import NOT_FETCHED_COLOR, _status_color
+
+    css = (Path(__file__).resolve().parents[2] / "src" / "sitemapkit" / "web" / "static" / "app.css").read_text()
+    assert ".bar.sn rect{fill:var(--grey)}" in css
+    assert f"--grey:{NOT_FETCHED_COLOR}" in css
+    assert _status_color("not fetched") == NOT_FETCHED_COLOR
+    template = (Path(__file__).resolve().parents[2] / "src" / "sitemapkit" / "web" / "templates" / "crawl.html")
+    assert "'n' if label == 'not fetched'" in template.read_text()

@@ -197,7 +197,8 @@ function initTables(id) {
     const heads = [...table.tHead.rows[0].cells];
     const columns = {broken: ["url", "status", "referrers"], redirects: ["url", "chain", "final_url"],
       excluded: ["url", "reason", "detail"]}[kind];
-    const state = {offset: 0, q: "", sort: null, dir: "asc"};
+    const start = Number(new URLSearchParams(window.location.search).get(kind)) || 0;  // a no-JS page link
+    const state = {offset: Math.max(0, start), q: "", sort: null, dir: "asc"};
     const prev = el("button", {type: "button", class: "secondary small", text: "Previous page"});
     const next = el("button", {type: "button", class: "secondary small", text: "Next page"});
     const where = el("span", {class: "where", "aria-live": "polite"});
