@@ -120,6 +120,7 @@ def test_two_crawls_at_once_and_a_failing_one_does_not_stop_the_server(web: WebS
         failed = web.wait_status(dead, {"failed", "done"})
         assert failed["status"] == "failed"
         assert "nothing was published" in failed["error"]
+        assert failed["note"] == ""  # never "publishing the sitemap set" on a failed crawl
         assert web.wait_status(first, {"done"})["counts"]["in_sitemap"] == PAGES + 1
         assert web.wait_status(second, {"done"})["counts"]["in_sitemap"] == PAGES + 1
     status, listing = web.json("GET", "/api/crawls")

@@ -156,7 +156,9 @@ def test_a_paused_crawl_offers_its_partial_report_and_sitemap(web: WebServer) ->
         while web.json("GET", f"/api/crawls/{crawl_id}")[1]["counts"].get("crawled", 0) < 3:
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        assert web.json("POST", f"/api/crawls/{crawl_id}/pause")[0] == 202
+        # The status page's Pause button, without JavaScript: a form post, answered by the status page.
+        status, headers, _ = post_form(web, f"/crawls/{crawl_id}/pause", [("csrf_token", csrf_token(web))])
+        assert (status, headers["location"]) == (303, f"/crawls/{crawl_id}")
         crawl = web.wait_status(crawl_id, {"paused"})
     assert crawl["partial"] is True
     names = {f["name"] for f in crawl["files"]}
@@ -233,3 +235,19 @@ def test_not_fetched_is_the_same_grey_in_both_charts() -> None:
     assert _status_color("not fetched") == NOT_FETCHED_COLOR
     template = (Path(__file__).resolve().parents[2] / "src" / "sitemapkit" / "web" / "templates" / "crawl.html")
     assert "'n' if label == 'not fetched'" in template.read_text()
+
+
+def test_a_crawl_refused_by_robots_txt_says_what_to_untick(web: WebServer) -> None:
+    with LocalServer() as closed:
+        closed.route("/", "<html><body>hi</body></html>", content_type="text/html")
+        closed.route("/robots.txt", "User-agent: *\nDisallow: /\n", content_type="text/plain")
+        status, created = web.json("POST", "/api/crawls", {"url": closed.url("/")})
+        assert status == 201
+        crawl = web.wait_status(created["id"], {"failed", "done"})
+    assert crawl["status"] == "failed"
+    assert 'untick "Respect robots.txt" to crawl it anyway' in crawl["error"]
+    assert "--" not in crawl["error"]
+    assert crawl["note"] == ""
+    page = web.request("GET", f"/crawls/{created['id']}")[2].decode()
+    assert ">Failed<" in page
+    assert "publishing" not in page
