@@ -20,7 +20,8 @@
     if (typeof c === "string" || typeof c === "number") return document.createTextNode(String(c));
     if (c.u !== undefined) {
       var a = document.createElement("a");
-      a.href = c.u; a.rel = "nofollow noreferrer"; a.textContent = c.t || c.u;
+      if (/^https?:\/\//i.test(c.u)) a.href = c.u;  /* a link only to a web page, never a script */
+      a.rel = "nofollow noreferrer"; a.textContent = c.t || c.u;
       return a;
     }
     if (c.p !== undefined) {

@@ -250,7 +250,9 @@ function initTables(id) {
   });
 }
 
-function cellLink(url) { return el("a", {href: url, rel: "noreferrer nofollow", text: url}); }
+function cellLink(url) {
+  return el("a", {href: /^https?:\/\//i.test(url) ? url : null, rel: "noreferrer nofollow", text: url});
+}
 
 function rowCells(kind, r) {
   if (kind === "broken") {
