@@ -78,6 +78,7 @@
         shown.length.toLocaleString("en") + " of " + rows.length.toLocaleString("en") + " rows match";
       where.textContent = "Page " + (page + 1) + " of " + pages + (shown.length ? " (rows " + (start + 1).toLocaleString("en") + "\u2013" + end.toLocaleString("en") + ")" : "");
       prev.disabled = page === 0; next.disabled = page >= pages - 1;
+      prev.hidden = next.hidden = pages === 1;
     }
     function order() {
       if (sortCol >= 0) {

@@ -223,6 +223,7 @@ function initTables(id) {
       shown.textContent = state.q ? `${page.matched.toLocaleString("en")} of ${page.total.toLocaleString("en")} match` : "";
       prev.disabled = page.offset === 0;
       next.disabled = end >= page.matched;
+      prev.hidden = next.hidden = page.offset === 0 && end >= page.matched;  // one page: nothing to turn
       table.dataset.loaded = String(ticket);
     };
     let timer = null;
