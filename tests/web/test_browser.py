@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.server import LocalServer
+from tests.support.server import LocalServer, Response
 from tests.support.sites import index_xml, urlset_xml
 from tests.web.bigcrawl import seed_big_crawl
 from tests.web.conftest import PAGES, WebServer, build_site, start_web, stop_web
@@ -109,6 +109,9 @@ def site() -> Iterator[LocalServer]:
         server.route("/sitemap.xml", urlset_xml(pages), content_type="application/xml")
         server.route("/index.xml", index_xml([server.url("/sitemap.xml"), server.url("/bad.xml"),
                                               server.url("/gone.xml")]), content_type="application/xml")
+        slow = urlset_xml([server.url("/p2")])
+        server.route("/slow.xml", handler=lambda _req: Response(200, slow, {"Content-Type": "application/xml"},
+                                                                 delay=1.0))
         server.route("/bad.xml", urlset_xml([server.url("/p1")]).replace(b"</loc>", b"</loc><lastmod>soon</lastmod>"),
                      content_type="application/xml")
         yield server
@@ -135,6 +138,16 @@ def shoot(driver: WebDriver, tmp_path: Path, name: str, width: int = 1280) -> Pa
     if os.environ.get("SITEMAPKIT_UPDATE_SCREENSHOTS") == "1" and (DOCS_SCREENSHOTS / path.name).exists():
         shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
     return path
+
+
+def fits_a_phone(driver: WebDriver, width: int = 390) -> bool:
+    """Nothing wider than a phone's screen: the page does not scroll sideways (long tables scroll in their box)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        return bool(driver.execute_script(f"return document.documentElement.scrollWidth <= {width}"))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def color_scheme(driver: WebDriver, scheme: str) -> None:
@@ -203,6 +216,7 @@ def test_crawl_watch_download_referrers_and_check_in_a_browser(browser: WebDrive
     wait(driver).until(lambda d: d.find_element(By.ID, "table-broken").get_attribute("data-loaded"))
     shoot(driver, tmp_path, "results", 1280)
     shoot(driver, tmp_path, "results-phone", 390)
+    assert fits_a_phone(driver)
 
     # Exactly the files ticked (sitemap.xml only, no .txt, no .html sitemap), and the report.
     names = {a.get_attribute("download") for a in driver.find_elements(By.CSS_SELECTOR, "#downloads a[download]")}
@@ -262,10 +276,23 @@ def test_crawl_watch_download_referrers_and_check_in_a_browser(browser: WebDrive
     assert driver.find_element(By.ID, "url-list").text == site.url("/a")
     shoot(driver, tmp_path, "check", 1280)
     shoot(driver, tmp_path, "check-phone", 390)
+    assert fits_a_phone(driver)
 
-    # The clear button gives the address back; an index is checked with its children (a 404 child is an error).
+    # The clear button gives the address back. A slow sitemap: the page says it is busy, and the previous result
+    # is gone meanwhile.
     driver.find_element(By.ID, "check-clear").click()
     assert driver.find_element(By.ID, "check-url").is_enabled()
+    assert not driver.find_element(By.ID, "check-clear").is_displayed()
+    driver.find_element(By.ID, "check-url").send_keys(site.url("/slow.xml"))
+    driver.find_element(By.ID, "check-start").click()
+    assert driver.find_element(By.ID, "check-busy").is_displayed()
+    assert not driver.find_element(By.ID, "check-results").is_displayed()
+    assert driver.find_element(By.ID, "check-start").get_attribute("aria-busy") == "true"
+    wait(driver).until(lambda d: "slow.xml" in d.find_element(By.ID, "check-summary").text)
+    assert not driver.find_element(By.ID, "check-busy").is_displayed()
+
+    # An index is checked with its children (a 404 child is an error).
+    driver.find_element(By.ID, "check-url").clear()
     driver.find_element(By.ID, "check-url").send_keys(site.url("/index.xml"))
     driver.find_element(By.ID, "check-start").click()
     wait(driver).until(lambda d: "index.xml" in d.find_element(By.ID, "check-summary").text)
