@@ -140,6 +140,15 @@ def test_page_forms_need_the_token_and_refuse_other_sites(web: WebServer, site: 
             assert status == 403, (path, fields, headers, body)
     assert web.json("GET", "/api/crawls")[1]["crawls"] == []
     assert site.requests == []
+    # A browser hiding the origin of the app's own page ("null", but same-origin): the token decides.
+    hidden = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
+    status, _, _ = post_form(web, "/discover", [("url", site.url("/"))], hidden)
+    assert status == 403
+    status, _, _ = post_form(web, "/api/validate", [("url", site.url("/sitemap.xml"))], hidden)
+    assert status == 403
+    assert site.requests == []
+    status, _, _ = post_form(web, "/discover", [("csrf_token", token), ("url", site.url("/"))], hidden)
+    assert status == 200
     # From the app's own page (its origin, its token), the same forms are accepted.
     own = {"Origin": web.base, "Sec-Fetch-Site": "same-origin"}
     status, _, _ = post_form(web, "/discover", [("csrf_token", token), ("url", site.url("/"))], own)
