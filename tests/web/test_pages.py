@@ -178,6 +178,12 @@ def test_a_paused_crawl_offers_its_partial_report_and_sitemap(web: WebServer) ->
     _, _, xml = web.request("GET", f"/api/crawls/{crawl_id}/files/sitemap.xml")
     assert 1 <= xml.count(b"<loc>") < PAGES + 1  # what was confirmed so far, not the whole site
     assert crawl["counts"]["elapsed"] > 0
+    # The history's Delete button, without JavaScript: the crawl and its files are gone.
+    token = csrf_token(web)
+    assert f'action="/crawls/{crawl_id}/delete"' in web.request("GET", "/")[2].decode()
+    status, headers, _ = post_form(web, f"/crawls/{crawl_id}/delete", [("csrf_token", token)])
+    assert (status, headers["location"]) == (303, "/")
+    assert web.json("GET", f"/api/crawls/{crawl_id}")[0] == 404
 
 
 def test_audits_from_the_app(web: WebServer, site: LocalServer) -> None:

@@ -138,7 +138,8 @@ async def crawl_page(request: Request) -> Response:
 
 
 async def crawl_form_action(request: Request) -> Response:
-    """Pause, resume or cancel from the status page's buttons without JavaScript."""
+    """Pause, resume or cancel from the status page's buttons, resume or delete from the history's, without
+    JavaScript."""
     data = await _form(request)
     if isinstance(data, Response):
         return data
@@ -152,8 +153,11 @@ async def crawl_form_action(request: Request) -> Response:
             manager.resume(record)
         elif action in ("pause", "cancel"):
             manager.stop(record, action)
+        elif action == "delete":
+            manager.delete(record)
+            return RedirectResponse("/", status_code=303)
         else:
-            return _error(f"unknown action {action!r}: pause, resume or cancel", 404)
+            return _error(f"unknown action {action!r}: pause, resume, cancel or delete", 404)
     except JobError:
         pass  # the status page says what the crawl is doing now
     return RedirectResponse(f"/crawls/{crawl_id}", status_code=303)

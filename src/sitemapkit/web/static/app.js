@@ -104,7 +104,8 @@ function initHome() {
     }
   });
   document.querySelectorAll("#history button[data-action]").forEach((button) => {
-    button.addEventListener("click", async () => {
+    button.closest("form").addEventListener("submit", async (event) => {
+      event.preventDefault();
       const id = button.dataset.id;
       try {
         if (button.dataset.action === "delete") {
