@@ -489,5 +489,12 @@ def test_axe_finds_nothing_serious_in_light_and_dark(browser: WebDriver, web: We
     outline = driver.execute_script("const s = getComputedStyle(document.activeElement);"
                                     "return [s.outlineStyle, s.outlineWidth, s.outlineColor]")
     assert outline[:2] == ["solid", "3px"], outline
+
+    # The history's Delete asks first, then removes the row in place.
+    row = driver.find_element(By.CSS_SELECTOR, f"#history tr[data-id='{crawl_id}']")
+    row.find_element(By.CSS_SELECTOR, "button[data-action=delete]").click()
+    wait(driver).until(ec.alert_is_present()).accept()
+    wait(driver).until(ec.staleness_of(row))
+    assert web.json("GET", f"/api/crawls/{crawl_id}")[0] == 404
     color_scheme(driver, "light")
     assert found == {}
