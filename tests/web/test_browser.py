@@ -251,6 +251,10 @@ def test_crawl_watch_download_referrers_and_check_in_a_browser(browser: WebDrive
     driver.find_element(By.ID, "check-start").click()
     wait(driver).until(lambda d: "index.xml" in d.find_element(By.ID, "check-summary").text)
     assert driver.find_element(By.ID, "check-summary").text.startswith("Not valid:")
+    search = driver.find_element(By.ID, "url-search")  # the index's URLs (its children), filtered in the page
+    assert search.accessible_name == "Filter URLs"
+    search.send_keys("gone")
+    assert driver.find_element(By.ID, "url-list").text == site.url("/gone.xml")
     children = driver.find_elements(By.CSS_SELECTOR, "#children > li")
     assert len(children) == 3
     by_url = {c.find_element(By.CSS_SELECTOR, ".u").text: c.text for c in children}

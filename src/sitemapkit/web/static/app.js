@@ -286,7 +286,12 @@ function initResultForm(formId, resultsId, busyId, extra) {
       const fresh = swap(doc, resultsId);
       const error = doc.querySelector(`#${formId} .error[role=alert]`);
       if (error && !error.hidden) showError(form, error.textContent, "url");
-      else if (fresh) { fresh.hidden = false; const h = fresh.querySelector("h2"); if (h) { h.tabIndex = -1; h.focus(); } }
+      else if (fresh) {
+        fresh.hidden = false;
+        if (formId === "check-form") initUrlFilter();
+        const h = fresh.querySelector("h2");
+        if (h) { h.tabIndex = -1; h.focus(); }
+      }
     } catch (e) {
       showError(form, e.message, e.field);
     } finally {
@@ -296,7 +301,39 @@ function initResultForm(formId, resultsId, busyId, extra) {
   if (extra) extra(form);
 }
 
+/* The URLs of a checked sitemap (up to 50,000, as JSON in the page): the first 200 that match the filter. */
+const URLS_SHOWN = 200;
+
+function initUrlFilter() {
+  const data = document.getElementById("check-urls");
+  if (!data || data.dataset.ready) return;
+  data.dataset.ready = "1";
+  const urls = JSON.parse(data.textContent);
+  const lower = urls.map((u) => u.toLowerCase());
+  const search = document.getElementById("url-search");
+  const list = document.getElementById("url-list");
+  const shown = document.getElementById("url-shown");
+  const more = document.getElementById("url-more");
+  document.getElementById("url-tools").hidden = false;
+  const show = () => {
+    const q = search.value.trim().toLowerCase();
+    const hits = [];
+    let matched = 0;
+    for (let i = 0; i < urls.length; i++) {
+      if (q && !lower[i].includes(q)) continue;
+      matched++;
+      if (hits.length < URLS_SHOWN) hits.push(el("li", {text: urls[i]}));
+    }
+    list.replaceChildren(...hits);
+    shown.textContent = q ? `${matched.toLocaleString("en")} of ${urls.length.toLocaleString("en")} match` : "";
+    more.hidden = matched <= URLS_SHOWN;
+    more.textContent = `The first ${URLS_SHOWN} of ${matched.toLocaleString("en")}.`;
+  };
+  search.addEventListener("input", show);
+}
+
 function initCheck() {
+  initUrlFilter();
   initResultForm("check-form", "check-results", "check-busy", (form) => {
     const url = document.getElementById("check-url");
     const file = document.getElementById("check-file");
