@@ -213,6 +213,13 @@ def test_audits_from_the_app(web: WebServer, site: LocalServer) -> None:
     page = web.request("GET", f"/audits/{audit_id}")[2].decode()
     assert "Not found (4xx/5xx)" in page
     assert "not_found" not in page.split("<main", 1)[1]
+    assert "http-equiv" not in page  # done: no more refreshing
+    # Without JavaScript: the form starts an audit and lands on its page, which refreshes itself while it runs.
+    status, headers, _ = post_form(web, "/audits", [("csrf_token", csrf_token(web)), ("url", site.url("/"))])
+    assert status == 303
+    page = web.request("GET", headers["location"])[2].decode()
+    assert "Audit of" in page
+    assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in page or ">Done<" in page
 
 
 def test_checking_an_index_checks_its_children(web: WebServer) -> None:
