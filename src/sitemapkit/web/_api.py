@@ -44,7 +44,7 @@ from sitemapkit.web._jobs import CrawlManager, JobError, parse_crawl_request
 from sitemapkit.web._rows import RowsError, page_of_rows
 from sitemapkit.web._store import TERMINAL, CrawlRecord, valid_id
 
-__all__ = ["ZIP_NAME", "api_routes", "list_files"]
+__all__ = ["ZIP_NAME", "api_routes", "crawl_view", "error_response", "file_headers", "list_files", "request_fields"]
 
 ZIP_NAME = "sitemaps.zip"
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
@@ -56,7 +56,7 @@ KEEPALIVE = 15.0
 HAS_FILES = frozenset({"done", "paused", "cancelled"})
 
 
-def _error(message: str, status: int = 400, field: str | None = None) -> JSONResponse:
+def error_response(message: str, status: int = 400, field: str | None = None) -> JSONResponse:
     body: dict[str, Any] = {"error": message}
     if field is not None:
         body["field"] = field
@@ -72,7 +72,7 @@ def _record(request: Request) -> CrawlRecord | JSONResponse:
     crawl_id = request.path_params["id"]
     record = _manager(request).store.get(crawl_id) if valid_id(crawl_id) else None
     if record is None:
-        return _error(f"no crawl {crawl_id!r}", 404)
+        return error_response(f"no crawl {crawl_id!r}", 404)
     return record
 
 
@@ -101,21 +101,22 @@ def list_files(out: Path) -> list[dict[str, Any]]:
     return files
 
 
-async def _body(request: Request) -> dict[str, Any] | JSONResponse:
+async def request_fields(request: Request) -> dict[str, Any] | JSONResponse:
     """The request's fields: JSON object, or a form (urlencoded or multipart)."""
     ctype = request.headers.get("content-type", "")
     try:
         if ctype.startswith("application/json"):
             data = json.loads(await request.body() or b"{}")
             if not isinstance(data, dict):
-                return _error("the body must be a JSON object")
+                return error_response("the body must be a JSON object")
             return data
         form = await request.form(max_part_size=request.app.state.max_body)
         expected = request.scope.get(CSRF_FORM_CHECK)
         if expected is not None:  # an old browser's form: its hidden field must hold this server's token
             given = form.get(CSRF_FIELD)
             if not isinstance(given, str) or not same_secret(given, expected):
-                return _error(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused", 403)
+                return error_response(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused",
+                                      403)
         out: dict[str, Any] = {}
         for key, value in form.multi_items():
             if key == CSRF_FIELD:
@@ -126,15 +127,15 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
                 out[key] = value
         return out
     except BodyTooLargeError as exc:
-        return _error(str(exc), 413)
+        return error_response(str(exc), 413)
     except json.JSONDecodeError as exc:
-        return _error(f"the body is not JSON: {exc}")
+        return error_response(f"the body is not JSON: {exc}")
     except Exception as exc:  # multipart parser errors (starlette's MultiPartException and friends)
-        return _error(f"the form could not be read: {exc}")
+        return error_response(f"the form could not be read: {exc}")
 
 
 async def create_crawl(request: Request) -> Response:
-    data = await _body(request)
+    data = await request_fields(request)
     if isinstance(data, Response):
         return data
     for key in ("include", "exclude"):  # the page's textareas: one expression per line
@@ -143,7 +144,7 @@ async def create_crawl(request: Request) -> Response:
     try:
         url, options = parse_crawl_request(data)
     except JobError as exc:
-        return _error(str(exc), exc.status, exc.field)
+        return error_response(str(exc), exc.status, exc.field)
     record = _manager(request).start(url, options)
     return JSONResponse({"id": record.id, "links": {"self": f"/api/crawls/{record.id}"}}, status_code=201,
                         headers={"Location": f"/api/crawls/{record.id}"})
@@ -168,7 +169,7 @@ async def delete_crawl(request: Request) -> Response:
     try:
         _manager(request).delete(record)
     except JobError as exc:
-        return _error(str(exc), exc.status)
+        return error_response(str(exc), exc.status)
     return Response(status_code=204)
 
 
@@ -184,9 +185,9 @@ async def crawl_action(request: Request) -> Response:
         elif action in ("pause", "cancel"):
             manager.stop(record, action)
         else:
-            return _error(f"unknown action {action!r}: pause, resume or cancel", 404)
+            return error_response(f"unknown action {action!r}: pause, resume or cancel", 404)
     except JobError as exc:
-        return _error(str(exc), exc.status)
+        return error_response(str(exc), exc.status)
     return JSONResponse({"id": record.id, "requested": action}, status_code=202)
 
 
@@ -257,7 +258,7 @@ async def crawl_file(request: Request) -> Response:
     path = out / name
     # The name is one plain segment (no "/", no ".."), not a symlink, and the file must still be inside the folder.
     if not _served(path) or not path.resolve().is_relative_to(out.resolve()):
-        return _error(f"no file {name!r} in crawl {record.id}", 404)
+        return error_response(f"no file {name!r} in crawl {record.id}", 404)
     return FileResponse(path, headers=headers, media_type=_media_type(name))
 
 
@@ -280,14 +281,14 @@ async def crawl_rows(request: Request) -> Response:
     try:
         offset, limit = int(q.get("offset", "0")), int(q.get("limit", "100"))
     except ValueError:
-        return _error("offset and limit are whole numbers")
+        return error_response("offset and limit are whole numbers")
     report = _manager(request).store.out_dir(record.id) / REPORT_JSON
     try:
         page = await asyncio.to_thread(page_of_rows, report, request.path_params["table"], offset=offset,
                                        limit=limit, query=q.get("q", ""), sort=q.get("sort") or None,
                                        descending=q.get("dir") == "desc")
     except RowsError as exc:
-        return _error(str(exc))
+        return error_response(str(exc))
     return JSONResponse(page)
 
 
@@ -301,7 +302,7 @@ def _media_type(name: str) -> str:
 
 
 async def validate(request: Request) -> Response:
-    data = await _body(request)
+    data = await request_fields(request)
     if isinstance(data, Response):
         return data
     max_body: int = request.app.state.max_body
@@ -310,16 +311,16 @@ async def validate(request: Request) -> Response:
         if isinstance(upload, UploadFile) and upload.filename:
             content = await upload.read(max_body + 1)
             if len(content) > max_body:
-                return _error(f"upload too large: the limit is {max_body:,} bytes", 413)
+                return error_response(f"upload too large: the limit is {max_body:,} bytes", 413)
             source, sitemap_url = upload.filename, None
         else:
             url = data.get("url")
             if not isinstance(url, str) or not url.strip():
-                return _error("give a sitemap: url (its address) or file (an upload)")
+                return error_response("give a sitemap: url (its address) or file (an upload)")
             sitemap_url, content = await fetch_document(url.strip(), max_body)
             source = url.strip()
     except CheckError as exc:
-        return _error(str(exc))
+        return error_response(str(exc))
     result = await asyncio.to_thread(check_document, content, source, sitemap_url)
     return JSONResponse(result)
 
@@ -327,11 +328,11 @@ async def validate(request: Request) -> Response:
 async def discover(request: Request) -> Response:
     url = request.query_params.get("url", "").strip()
     if not url:
-        return _error("url: the site's address is required, e.g. /api/discover?url=https://example.com/")
+        return error_response("url: the site's address is required, e.g. /api/discover?url=https://example.com/")
     try:
         return JSONResponse(await discover_tree(url))
     except CheckError as exc:
-        return _error(str(exc))
+        return error_response(str(exc))
 
 
 def api_routes() -> list[Route]:

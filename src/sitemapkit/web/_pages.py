@@ -19,7 +19,7 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from sitemapkit.crawl import REPORT_JSON
-from sitemapkit.web._api import _body, _error, crawl_view, file_headers
+from sitemapkit.web._api import crawl_view, error_response, file_headers, request_fields
 from sitemapkit.web._audits import AUDIT_FILES, AuditManager
 from sitemapkit.web._checks import CheckError, check_document, discover_tree, fetch_document
 from sitemapkit.web._guard import CSRF_FIELD, same_secret
@@ -66,12 +66,12 @@ async def _form(request: Request) -> dict[str, Any] | Response:
     token = request.app.state.csrf_token
     ctype = request.headers.get("content-type", "")
     if not ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
-        return _error("this address takes the page's form", 415)
+        return error_response("this address takes the page's form", 415)
     form = await request.form(max_part_size=request.app.state.max_body)
     given = form.get(CSRF_FIELD)
     if not isinstance(given, str) or not same_secret(given, token):
-        return _error(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused", 403)
-    data = await _body(request)  # the same fields the API reads (the form is cached by starlette)
+        return error_response(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused", 403)
+    data = await request_fields(request)  # the same fields the API reads (the form is cached by starlette)
     return data
 
 
@@ -157,7 +157,7 @@ async def crawl_form_action(request: Request) -> Response:
             manager.delete(record)
             return RedirectResponse("/", status_code=303)
         else:
-            return _error(f"unknown action {action!r}: pause, resume, cancel or delete", 404)
+            return error_response(f"unknown action {action!r}: pause, resume, cancel or delete", 404)
     except JobError:
         pass  # the status page says what the crawl is doing now
     return RedirectResponse(f"/crawls/{crawl_id}", status_code=303)
@@ -217,13 +217,13 @@ async def discover_form(request: Request) -> Response:
 def _audit_url(data: dict[str, Any]) -> str | JSONResponse:
     url = data.get("url")
     if not isinstance(url, str) or not url.strip():
-        return _error("Site address: required, e.g. example.com or https://example.com/", field="url")
+        return error_response("Site address: required, e.g. example.com or https://example.com/", field="url")
     url = url.strip()
     return url if "://" in url else f"https://{url}"
 
 
 async def api_start_audit(request: Request) -> Response:
-    data = await _body(request)
+    data = await request_fields(request)
     if isinstance(data, Response):
         return data
     url = _audit_url(data)
@@ -237,7 +237,7 @@ async def api_start_audit(request: Request) -> Response:
 def _audit_or_404(request: Request) -> Any:
     audit_id = request.path_params["id"]
     job = _audits(request).get(audit_id) if valid_id(audit_id) else None
-    return job if job is not None else _error(f"no audit {audit_id!r}", 404)
+    return job if job is not None else error_response(f"no audit {audit_id!r}", 404)
 
 
 async def api_get_audit(request: Request) -> Response:
@@ -252,7 +252,7 @@ async def api_audit_file(request: Request) -> Response:
     name = request.path_params["name"]
     path: Path = _audits(request).folder(job.id) / name
     if name not in AUDIT_FILES or job.status != "done" or not await asyncio.to_thread(_plain_file, path):
-        return _error(f"no file {name!r} in audit {job.id}", 404)
+        return error_response(f"no file {name!r} in audit {job.id}", 404)
     media = {"audit.html": "text/html; charset=utf-8", "audit.json": "application/json",
              "audit.csv": "text/csv; charset=utf-8"}[name]
     return FileResponse(path, headers=file_headers(name, request), media_type=media)
