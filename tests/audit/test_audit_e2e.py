@@ -88,7 +88,7 @@ def test_files_written_and_consistent(audited: tuple[AuditSite, Path, dict[str, 
     page = (out / "audit.html").read_text()
     assert "Sitemap audit" in page
     assert 'id="hreflang_target_broken"' in page
-    assert 'id="filter"' in page
+    assert '<label for="t-hreflang_target_broken-filter">Filter hreflang target broken</label>' in page
     assert "sitemapkit: reading sitemaps" in done.stderr  # progress on stderr, JSON alone on stdout
 
 

@@ -1,5 +1,6 @@
-"""audit.html is the page it always was: byte for byte the golden page written before it moved to a template
-(audit/templates/audit.html), with a sample's rates, every kind of value (quotes, markup characters, no sitemap,
+"""audit.html is byte for byte the golden page (audit/templates/audit.html; the goldens were written again when
+issue 24 embedded every finding as JSON for the page's table script and gave categories names and severities),
+with a sample's rates, every kind of value (quotes, markup characters, no sitemap,
 no line) and a category with more findings than its table shows."""
 
 from __future__ import annotations

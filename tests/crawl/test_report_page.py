@@ -1,6 +1,7 @@
-"""report.html is the page it always was: byte for byte the golden page written before it moved to a template
-(crawl/templates/report.html), from a crawl state holding every kind of row, quotes and markup characters in its
-values, more referrers than a row lists and more rows than a table shows."""
+"""report.html is byte for byte the golden page (crawl/templates/report.html; the goldens were written again when
+issue 24 embedded every row as JSON for the page's table script, escaped for a script element), from a crawl
+state holding every kind of row, quotes and markup characters in its values, more referrers than a row lists and
+more rows than a table shows."""
 
 from __future__ import annotations
 

@@ -91,14 +91,20 @@ def test_downloads_cannot_leave_the_crawl_folder(web: WebServer, site: LocalServ
     assert body.startswith(b"<?xml")
 
 
-def test_bad_requests_name_the_field(web: WebServer) -> None:
-    for body, field in [({}, "url"), ({"url": "ftp://x.test/"}, "url"), ({"url": "http://a.test/", "max_pages": 0},
-                                                                          "max_pages"),
-                        ({"url": "http://a.test/", "formats": ["pdf"]}, "formats"),
-                        ({"url": "http://a.test/", "include": ["("]}, "regular expression")]:
+def test_bad_requests_name_the_field_in_the_forms_words(web: WebServer) -> None:
+    for body, field, words in [
+        ({}, "url", "Site address: "), ({"url": "ftp://x.test/"}, "url", "Site address: "),
+        ({"url": "http://a.test/", "max_pages": 0}, "max_pages", "Max pages: must be at least 1, not 0"),
+        ({"url": "http://a.test/", "formats": ["pdf"]}, "formats", "Output files: "),
+        ({"url": "http://a.test/", "formats": []}, "formats", "Output files: tick at least one file"),
+        ({"url": "http://a.test/", "include": ["("]}, None, "regular expression"),
+    ]:
         status, answer = web.json("POST", "/api/crawls", body)
         assert status == 400, answer
-        assert field in answer["error"]
+        assert words in answer["error"]
+        assert answer.get("field") == field
+        assert "max_pages" not in answer["error"]
+        assert "--" not in answer["error"]
     status, answer = web.json("GET", "/api/crawls/000000000000")
     assert status == 404
     assert "000000000000" in answer["error"]
@@ -117,6 +123,7 @@ def test_two_crawls_at_once_and_a_failing_one_does_not_stop_the_server(web: WebS
             failed = web.wait_status(dead, {"failed", "done"})
         assert failed["status"] == "failed"
         assert "nothing was published" in failed["error"]
+        assert failed["note"] == ""  # never "publishing the sitemap set" on a failed crawl
         assert web.wait_status(first, {"done"})["counts"]["in_sitemap"] == PAGES + 1
         assert web.wait_status(second, {"done"})["counts"]["in_sitemap"] == PAGES + 1
     status, listing = web.json("GET", "/api/crawls")
@@ -190,6 +197,14 @@ def test_validate_an_upload_and_a_url_and_discover(web: WebServer, site: LocalSe
     assert [s["url"] for s in tree["sitemaps"]] == [site.url("/sitemap.xml")]
     assert tree["total_urls"] == 2
     assert web.json("GET", "/api/discover?url=nope")[0] == 400
+    # A bare host (no scheme), served over plain http only: https cannot connect, so http is used.
+    bare = site.url("/").removeprefix("http://").rstrip("/")
+    status, tree = web.json("GET", f"/api/discover?url={bare}")
+    assert status == 200, tree
+    assert [s["url"] for s in tree["sitemaps"]] == [site.url("/sitemap.xml")]
+    status, result = web.json("POST", "/api/validate", {"url": bare + "/sitemap.xml"})
+    assert status == 200, result
+    assert result["url_count"] == 2
 
 
 def read_answer(conn: socket.socket) -> bytes:
@@ -294,15 +309,16 @@ def test_ctrl_c_keeps_the_crawl_and_a_restart_resumes_it(tmp_path: Path, site: L
 
 def test_pages_load_only_local_assets_and_label_their_inputs(web: WebServer, site: LocalServer) -> None:
     crawl_id = start_crawl(web, site.url("/"), max_pages=1)
-    for path in ["/", "/check", "/discover", f"/crawls/{crawl_id}"]:
+    for path in ["/", "/check", "/discover", "/audit", f"/crawls/{crawl_id}"]:
         status, headers, body = web.request("GET", path)
         page = body.decode()
         assert status == 200, path
         assert "default-src 'self'" in headers["content-security-policy"]
-        # No CDN: every script, stylesheet and image comes from this server.
+        # No CDN: every script, stylesheet and image comes from this server; the favicon is inline (no 404).
         assets = re.findall(r'<(?:script|link|img)[^>]*(?:src|href)="([^"]+)"', page)
         assert assets, path
-        assert all(a.startswith("/static/") for a in assets), assets
+        assert '<link rel="icon" href="data:,">' in page
+        assert all(a.startswith("/static/") or a == "data:," for a in assets), assets
         # Every input has a label (for=id, or wrapped in one).
         wrapped = "".join(re.findall(r"<label[^>]*>.*?</label>", page, re.S))
         for tag in re.findall(r"<(?:input|textarea)\b[^>]*>", page):

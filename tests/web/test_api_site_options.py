@@ -26,15 +26,17 @@ def test_parse_accepts_a_bare_host_and_the_hints() -> None:
     assert rules_as_lines["rule"] == ["/a/* priority=0.1", "/b/* priority=0.2"]
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"priority": "high"}, "priority:"),
-    ({"changefreq": "often"}, "changefreq:"),
-    ({"rules": ["/a/* weight=1"]}, "rules:"),
+@pytest.mark.parametrize(("body", "field", "label"), [
+    ({"priority": "high"}, "priority", '"Priority"'),
+    ({"changefreq": "often"}, "changefreq", "Change frequency:"),
+    ({"rules": ["/a/* weight=1"]}, "rule", '"Rules (one per line)"'),
 ])
-def test_bad_hints_name_the_field(body: dict[str, object], field: str) -> None:
+def test_bad_hints_name_the_field_in_the_forms_words(body: dict[str, object], field: str, label: str) -> None:
     with pytest.raises(JobError) as caught:
         parse_crawl_request({"url": "a.test", **body})
-    assert str(caught.value).startswith(field)
+    assert caught.value.field == field
+    assert str(caught.value).startswith(label), str(caught.value)
+    assert "--" not in str(caught.value)
 
 
 @pytest.mark.e2e

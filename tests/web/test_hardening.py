@@ -43,7 +43,8 @@ def test_concurrency_above_the_limit_is_refused_naming_the_field(web: WebServer)
     for value in (MAX_CONCURRENCY + 1, 1_000_000_000):
         status, answer = web.json("POST", "/api/crawls", {"url": "http://a.test/", "concurrency": value})
         assert status == 400, answer
-        assert answer["error"] == f"concurrency: must be at most {MAX_CONCURRENCY}, not {value}"
+        assert answer["error"] == f"Concurrency: must be at most {MAX_CONCURRENCY}, not {value}"
+        assert answer["field"] == "concurrency"
     assert parse_crawl_request({"url": "http://a.test/", "concurrency": MAX_CONCURRENCY})[1]["concurrency"] == \
         MAX_CONCURRENCY
     _, listing = web.json("GET", "/api/crawls")

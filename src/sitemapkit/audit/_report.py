@@ -17,11 +17,14 @@ from sitemapkit.audit._run import AuditResult
 from sitemapkit.core import page_environment
 from sitemapkit.crawl import bar_chart
 
-__all__ = ["AUDIT_CSV", "AUDIT_HTML", "AUDIT_JSON", "text_summary", "write_csv", "write_json", "write_reports"]
+__all__ = ["AUDIT_CSV", "AUDIT_HTML", "AUDIT_JSON", "category_label", "category_severity", "text_summary",
+           "write_csv", "write_json", "write_reports"]
 
 AUDIT_JSON, AUDIT_CSV, AUDIT_HTML = "audit.json", "audit.csv", "audit.html"
-#: Rows per category shown in audit.html (every row is in audit.json and audit.csv).
-HTML_ROWS = 500
+#: Rows per category written as HTML in audit.html (for a browser without JavaScript); the page's script shows
+#: every row up to ``DATA_ROWS`` a page at a time (every row is in audit.json and audit.csv).
+HTML_ROWS = 100
+DATA_ROWS = 100_000
 
 _MEANING = {
     "not_found": "answers 4xx or 5xx (or not at all)",
@@ -43,8 +46,44 @@ _MEANING = {
 }
 
 
+#: Each category's name for people (the pages show it; the JSON and CSV keep the category's key).
+_LABELS = {
+    "not_found": "Not found (4xx/5xx)", "redirect": "Redirects", "noindex": "Marked noindex",
+    "canonicalized": "Canonical points elsewhere", "blocked_by_robots": "Blocked by robots.txt",
+    "not_html": "Not an HTML page", "soft_404": "Soft 404", "missing_from_sitemap": "Missing from the sitemap",
+    "orphan": "Orphan pages", "duplicate": "Listed twice", "out_of_scope": "Out of scope",
+    "lastmod_future": "lastmod in the future", "lastmod_uniform": "Same lastmod everywhere",
+    "lastmod_behind": "lastmod behind the page", "hreflang_not_reciprocal": "hreflang not reciprocal",
+    "hreflang_target_broken": "hreflang target broken",
+}
+#: How serious each category is: an "error" breaks the sitemap's promise (a listed URL that is not an indexable
+#: page), a "warning" weakens it, a "heuristic" is a guess from patterns that may be intended.
+_SEVERITY = {
+    "not_found": "error", "redirect": "error", "noindex": "error", "canonicalized": "error",
+    "blocked_by_robots": "error", "not_html": "error", "out_of_scope": "error", "lastmod_future": "error",
+    "hreflang_target_broken": "error", "duplicate": "warning", "missing_from_sitemap": "warning",
+    "hreflang_not_reciprocal": "warning", "soft_404": "heuristic", "orphan": "heuristic",
+    "lastmod_uniform": "heuristic", "lastmod_behind": "heuristic",
+}
+#: The bar colour of each severity in audit.html (red, amber, grey; 3:1 against the page, light and dark).
+SEVERITY_COLORS = {"error": "#c8372d", "warning": "#b86e00", "heuristic": "#6b7280"}
+
+
+_BY_LABEL = {label: category for category, label in _LABELS.items()}
+
+
 def meaning(category: str) -> str:
     return _MEANING.get(category, "")
+
+
+def category_label(category: str) -> str:
+    """The category's name for people: ``lastmod_uniform`` is "Same lastmod everywhere"."""
+    return _LABELS.get(category) or category.replace("_", " ").capitalize()
+
+
+def category_severity(category: str) -> str:
+    """``error``, ``warning`` or ``heuristic`` (see ``_SEVERITY``)."""
+    return _SEVERITY.get(category, "warning")
 
 
 def _head(result: AuditResult) -> dict[str, object]:
@@ -84,10 +123,27 @@ def write_csv(result: AuditResult, fh: IO[str]) -> None:
 @dataclass(frozen=True, slots=True)
 class _Category:
     name: str
+    label: str
+    severity: str
     total: int
     shown: int
     meaning: str
     findings: Iterator[Finding]
+    data: Iterator[str]  # every row (up to DATA_ROWS) as JSON, for the page's table script
+
+
+def _json_rows(findings: Iterator[Finding]) -> Iterator[str]:
+    """The findings as a JSON array of rows (URL link, sitemap, line, evidence), in chunks, safe inside a script
+    element (no ``<`` is written as such)."""
+    from markupsafe import Markup
+
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder for every row
+    yield Markup("[")
+    for i, f in enumerate(findings):
+        row = [{"u": f.url}, f.sitemap or "", "" if f.line is None else f.line, f.evidence]
+        text = encode(row).replace("<", "\\u003c")
+        yield Markup(("," if i else "") + text)  # noqa: S704 (JSON with every "<" escaped)
+    yield Markup("]")
 
 
 def _write_html(result: AuditResult, fh: IO[str]) -> None:
@@ -104,10 +160,14 @@ def _write_html(result: AuditResult, fh: IO[str]) -> None:
                    (total, "findings", "bad" if total else "ok")],
         checked=result.checked,
         rates=result.rates() if result.sample is not None else None,
-        chart=bar_chart("Findings by category", [(c, summary[c]) for c in CATEGORIES if summary[c]],
-                        lambda _c: "#c8372d", width=760, label_width=200, empty="No findings."),
-        categories=(_Category(cat, summary[cat], HTML_ROWS, meaning(cat), result.store.findings(cat, HTML_ROWS))
-                    for cat in CATEGORIES if summary[cat]),
+        chart=bar_chart("Findings by category", [(category_label(c), summary[c]) for c in CATEGORIES if summary[c]],
+                        lambda label: SEVERITY_COLORS[category_severity(_BY_LABEL.get(label, ""))], width=760,
+                        label_width=220, empty="No findings."),
+        categories=[_Category(cat, category_label(cat), category_severity(cat), summary[cat],
+                              min(summary[cat], HTML_ROWS), meaning(cat), result.store.findings(cat, HTML_ROWS),
+                              _json_rows(result.store.findings(cat, DATA_ROWS)))
+                    for cat in CATEGORIES if summary[cat]],
+        severities=SEVERITY_COLORS,
         json_name=AUDIT_JSON,
     )
     fh.writelines(page)

@@ -23,7 +23,15 @@ from sitemapkit.crawl._options import (
     crawl_options_from,
 )
 from sitemapkit.crawl._reach import StartUrlError
-from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON, ReportSummary, bar_chart, summarize, write_crawl_reports
+from sitemapkit.crawl._report import (
+    REPORT_HTML,
+    REPORT_JSON,
+    ReportSummary,
+    bar_chart,
+    report_script_hashes,
+    summarize,
+    write_crawl_reports,
+)
 from sitemapkit.crawl._state import CrawlState, StateInUseError
 
 __all__ = [
@@ -56,6 +64,7 @@ __all__ = [
     "extract_page",
     "honest_lastmod",
     "parse_x_robots_tag",
+    "report_script_hashes",
     "sitemap_entries",
     "summarize",
     "write_crawl_reports",

@@ -36,10 +36,12 @@ from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "write_crawl_reports"]
+__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "report_script_hashes", "write_crawl_reports"]
 
 REPORT_JSON = "crawl-report.json"
 REPORT_HTML = "report.html"
+#: "not fetched" is grey in every chart (report.html here, the web app's results page).
+NOT_FETCHED_COLOR = "#8a93a3"
 #: Referrers listed per broken link in the JSON report (the count is always exact).
 MAX_REFERRERS = 1000
 _BROKEN = "state = 2 AND (status >= 400 OR error IS NOT NULL)"
@@ -184,7 +186,7 @@ def _status_color(label: str) -> str:
     if label.startswith("4"):
         return "#c27c0e"
     if label == "not fetched":
-        return "#9aa3b2"
+        return NOT_FETCHED_COLOR
     return "#c8372d"
 
 
@@ -203,6 +205,7 @@ class _BrokenRow:
 
 @dataclass(frozen=True, slots=True)
 class _Table:
+    data: Iterator[str]  # every row as JSON (table.js shows them a page at a time), in chunks
     kind: str  # "broken", "excluded", "redirects": which row macro of report.html renders the rows
     title: str
     total: int
@@ -212,44 +215,110 @@ class _Table:
     middle: str  # the class of the middle column ("" gives the last column the URL width)
     rows: Iterator[Any]
     counts: list[tuple[object, int]] | None = None  # the count per reason above the table
+    key: str = ""  # the section's id when two tables share a kind (default: the kind)
+
+    @property
+    def id(self) -> str:
+        return self.key or self.kind
 
 
-def _broken_rows(state: CrawlState, limit: int) -> Iterator[_BrokenRow]:
+def _broken_rows(state: CrawlState, limit: int | None) -> Iterator[_BrokenRow]:
     for row in itertools.islice(state.rows(_BROKEN), limit):
         refs = state.referrers(row.id, 5)
         what = str(row.status) if row.status is not None else (row.error or "error")
         yield _BrokenRow(row.url, what, refs, max(0, state.referrer_count(row.id) - len(refs)))
 
 
-def _broken_image_rows(state: CrawlState, limit: int) -> Iterator[_BrokenRow]:
+def _link_cell(url: str, origin: str) -> dict[str, str]:
+    short = url[len(origin):] if origin and url.startswith(origin + "/") else url
+    return {"u": url} if short == url else {"u": url, "t": short}
+
+
+def _json_rows(rows: Iterator[list[Any]]) -> Iterator[str]:
+    """A JSON array of ``rows``, in chunks, safe inside a script element (no ``<`` is written as such)."""
+    from markupsafe import Markup
+
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder for every row
+    yield Markup("[")
+    for i, row in enumerate(rows):
+        text = encode(row).replace("<", "\\u003c")
+        yield Markup(("," if i else "") + text)  # noqa: S704 (JSON with every "<" escaped)
+    yield Markup("]")
+
+
+def _broken_data(state: CrawlState, origin: str) -> Iterator[list[Any]]:
+    for row in _broken_rows(state, None):
+        yield [_link_cell(row.url, origin), {"p": row.what, "c": "bad"},
+               {"l": [_link_cell(r, origin) for r in row.referrers], "more": row.more}]
+
+
+def _excluded_data(state: CrawlState, origin: str) -> Iterator[list[Any]]:
+    for row in state.rows(_EXCLUDED, order="reason, url"):
+        yield [_link_cell(row.url, origin), {"p": row.reason or ""}, row.detail or ""]
+
+
+def _redirect_data(state: CrawlState, origin: str) -> Iterator[list[Any]]:
+    for row in state.rows(_REDIRECTS):
+        chain: list[Any] = []
+        for url, status in row.redirects:
+            chain += [_link_cell(url, origin), {"p": status}]
+        final: Any = {"s": [_link_cell(row.final_url, origin), {"p": row.status}]} if row.final_url else (
+            row.error or "")
+        yield [_link_cell(row.url, origin), {"s": chain}, final]
+
+
+def report_script_hashes() -> list[str]:
+    """The base64 SHA-256 of the script report.html and audit.html carry (``table.js``), for a server's
+    Content-Security-Policy (``script-src 'sha256-...'``): the only script those pages run."""
+    import base64
+    import hashlib
+
+    script = _environment().get_template("table.js").render()
+    return [base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")]
+
+
+def _broken_image_rows(state: CrawlState, limit: int | None) -> Iterator[_BrokenRow]:
     for image in broken_images(state, limit, pages=5):
         what = str(image.status) if image.status is not None else (image.error or "error")
         yield _BrokenRow(image.url, what, image.pages, max(0, image.page_count - len(image.pages)))
 
 
+def _broken_image_data(state: CrawlState, origin: str) -> Iterator[list[Any]]:
+    for row in _broken_image_rows(state, None):
+        yield [_link_cell(row.url, origin), {"p": row.what, "c": "bad"},
+               {"l": [_link_cell(r, origin) for r in row.referrers], "more": row.more}]
+
+
 def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, complete: bool,
-                      html_rows: int = 1000) -> None:
+                      html_rows: int = 100) -> None:
+    """report.html: every row of each table as JSON that the page's script shows a page at a time (filter, sort,
+    pager); the first ``html_rows`` rows also as HTML, for a browser without JavaScript."""
     start = state.get_meta("start_url") or ""
+    origin = _origin(state.get_meta("scope_url") or start)
     status = sorted(_status_counts(state).items(), key=lambda kv: (not kv[0].isdigit(), kv[0]))
     depth = [(str(d), n) for d, n in state.group_count("depth", "state = 2")]
     tables = [
-        _Table("broken", "Broken links", summary.broken, min(summary.broken, html_rows), "None found.",
+        _Table(_json_rows(_broken_data(state, origin)), "broken", "Broken links", summary.broken,
+               min(summary.broken, html_rows), "None found.",
                ("URL", "Status", "Linked from"), "s", _broken_rows(state, html_rows)),
-        _Table("excluded", "Excluded from the sitemap", summary.excluded, min(summary.excluded, html_rows),
+        _Table(_json_rows(_excluded_data(state, origin)), "excluded", "Excluded from the sitemap",
+               summary.excluded, min(summary.excluded, html_rows),
                "Nothing was excluded.", ("URL", "Reason", "Detail"), "s",
                itertools.islice(state.rows(_EXCLUDED, order="reason, url"), html_rows),
                counts=state.group_count("reason", _EXCLUDED)),
-        _Table("redirects", "Redirects", summary.redirects, min(summary.redirects, html_rows), "None.",
+        _Table(_json_rows(_redirect_data(state, origin)), "redirects", "Redirects", summary.redirects,
+               min(summary.redirects, html_rows), "None.",
                ("URL", "Chain (each hop and its status)", "Final"), "",
                itertools.islice(state.rows(_REDIRECTS), html_rows)),
     ]
     if summary.broken_images:  # --images: the broken ones with the pages that show them
-        tables.insert(1, _Table("broken", "Broken images", summary.broken_images,
-                                min(summary.broken_images, html_rows), "None found.", ("Image", "Status", "Used on"),
-                                "s", _broken_image_rows(state, html_rows)))
+        tables.insert(1, _Table(_json_rows(_broken_image_data(state, origin)), "broken", "Broken images",
+                                summary.broken_images, min(summary.broken_images, html_rows), "None found.",
+                                ("Image", "Status", "Used on"), "s", _broken_image_rows(state, html_rows),
+                                key="images"))
     page = _environment().get_template("report.html").generate(
         start=start,
-        origin=_origin(state.get_meta("scope_url") or start),
+        origin=origin,
         crawl_time=state.get_meta("crawl_time") or "",
         complete=complete,
         card_list=[
@@ -263,6 +332,7 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         charts=[bar_chart("Status codes", status, _status_color),
                 bar_chart("Pages by depth (clicks from the start page)", depth, lambda _l: "#2f6fde")],
         tables=tables,
+        next_ids={t.id: n.id for t, n in itertools.pairwise(tables)} | {tables[-1].id: "end"},
         json_name=REPORT_JSON,
     )
     with atomic_text(path) as fh:

@@ -7,9 +7,15 @@
     POST   /api/crawls/{id}/pause|resume|cancel
     GET    /api/crawls/{id}/events       server-sent events: one "crawl" event per change, "end" when finished
     GET    /api/crawls/{id}/files        the output files;  GET /api/crawls/{id}/files/{name} one of them
-                                         (sitemap.xml, sitemap.txt, ..., crawl-report.json, sitemaps.zip)
+                                         (sitemap.xml, sitemap.txt, ..., crawl-report.json, sitemaps.zip; an
+                                         .html file opens in the browser, ?download=1 saves it)
+    GET    /api/crawls/{id}/rows/{table} a page of broken|redirects|excluded: ?offset=&limit=&q=&sort=&dir=
     POST   /api/validate                 JSON {"url"} or a form with "url" or an uploaded "file"
     GET    /api/discover?url=            the site's sitemap tree
+    POST   /api/audits                   {"url"} -> 201 {"id"};  GET /api/audits/{id} its status;
+    GET    /api/audits/{id}/files/{name} audit.html, audit.json, audit.csv
+
+A refused request answers ``{"error": ...}`` in the form's words, with ``"field"`` naming the field at fault.
 """
 
 from __future__ import annotations
@@ -31,22 +37,30 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from sitemapkit.crawl import REPORT_JSON, report_script_hashes
 from sitemapkit.web._checks import CheckError, check_document, discover_tree, fetch_document
 from sitemapkit.web._guard import CSRF_FIELD, CSRF_FORM_CHECK, BodyTooLargeError, same_secret
 from sitemapkit.web._jobs import CrawlManager, JobError, parse_crawl_request
+from sitemapkit.web._rows import RowsError, page_of_rows
 from sitemapkit.web._store import TERMINAL, CrawlRecord, valid_id
 
-__all__ = ["ZIP_NAME", "api_routes", "list_files"]
+__all__ = ["ZIP_NAME", "api_routes", "crawl_view", "error_response", "file_headers", "list_files", "request_fields"]
 
 ZIP_NAME = "sitemaps.zip"
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
-#: Served files never run scripts or load anything (sitemap.html and report.html show crawled URLs).
-FILE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
+#: Served files load nothing and run no script but the reports' own table script, named by its hash (sitemap.html
+#: and report.html show crawled URLs); sandboxed, they have no origin: they cannot reach the API.
+FILE_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src "
+            + " ".join(f"'sha256-{h}'" for h in report_script_hashes()) + "; sandbox allow-scripts")
 KEEPALIVE = 15.0
+HAS_FILES = frozenset({"done", "paused", "cancelled"})
 
 
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def error_response(message: str, status: int = 400, field: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
 
 
 def _manager(request: Request) -> CrawlManager:
@@ -58,13 +72,15 @@ def _record(request: Request) -> CrawlRecord | JSONResponse:
     crawl_id = request.path_params["id"]
     record = _manager(request).store.get(crawl_id) if valid_id(crawl_id) else None
     if record is None:
-        return _error(f"no crawl {crawl_id!r}", 404)
+        return error_response(f"no crawl {crawl_id!r}", 404)
     return record
 
 
 def crawl_view(manager: CrawlManager, record: CrawlRecord) -> dict[str, Any]:
     d = record.to_dict()
-    d["files"] = list_files(manager.store.out_dir(record.id)) if record.status == "done" else []
+    # A paused or cancelled crawl offers what it confirmed so far (the partial report and sitemap).
+    d["files"] = list_files(manager.store.out_dir(record.id)) if record.status in HAS_FILES else []
+    d["partial"] = record.status in ("paused", "cancelled") and bool(d["files"])
     d["links"] = {"self": f"/api/crawls/{record.id}", "events": f"/api/crawls/{record.id}/events",
                   "page": f"/crawls/{record.id}"}
     return d
@@ -85,21 +101,22 @@ def list_files(out: Path) -> list[dict[str, Any]]:
     return files
 
 
-async def _body(request: Request) -> dict[str, Any] | JSONResponse:
+async def request_fields(request: Request) -> dict[str, Any] | JSONResponse:
     """The request's fields: JSON object, or a form (urlencoded or multipart)."""
     ctype = request.headers.get("content-type", "")
     try:
         if ctype.startswith("application/json"):
             data = json.loads(await request.body() or b"{}")
             if not isinstance(data, dict):
-                return _error("the body must be a JSON object")
+                return error_response("the body must be a JSON object")
             return data
         form = await request.form(max_part_size=request.app.state.max_body)
         expected = request.scope.get(CSRF_FORM_CHECK)
         if expected is not None:  # an old browser's form: its hidden field must hold this server's token
             given = form.get(CSRF_FIELD)
             if not isinstance(given, str) or not same_secret(given, expected):
-                return _error(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused", 403)
+                return error_response(f"the form must carry this server's {CSRF_FIELD}: cross-site request refused",
+                                      403)
         out: dict[str, Any] = {}
         for key, value in form.multi_items():
             if key == CSRF_FIELD:
@@ -110,15 +127,15 @@ async def _body(request: Request) -> dict[str, Any] | JSONResponse:
                 out[key] = value
         return out
     except BodyTooLargeError as exc:
-        return _error(str(exc), 413)
+        return error_response(str(exc), 413)
     except json.JSONDecodeError as exc:
-        return _error(f"the body is not JSON: {exc}")
+        return error_response(f"the body is not JSON: {exc}")
     except Exception as exc:  # multipart parser errors (starlette's MultiPartException and friends)
-        return _error(f"the form could not be read: {exc}")
+        return error_response(f"the form could not be read: {exc}")
 
 
 async def create_crawl(request: Request) -> Response:
-    data = await _body(request)
+    data = await request_fields(request)
     if isinstance(data, Response):
         return data
     for key in ("include", "exclude"):  # the page's textareas: one expression per line
@@ -127,7 +144,7 @@ async def create_crawl(request: Request) -> Response:
     try:
         url, options = parse_crawl_request(data)
     except JobError as exc:
-        return _error(str(exc), exc.status)
+        return error_response(str(exc), exc.status, exc.field)
     record = _manager(request).start(url, options)
     return JSONResponse({"id": record.id, "links": {"self": f"/api/crawls/{record.id}"}}, status_code=201,
                         headers={"Location": f"/api/crawls/{record.id}"})
@@ -152,7 +169,7 @@ async def delete_crawl(request: Request) -> Response:
     try:
         _manager(request).delete(record)
     except JobError as exc:
-        return _error(str(exc), exc.status)
+        return error_response(str(exc), exc.status)
     return Response(status_code=204)
 
 
@@ -168,9 +185,9 @@ async def crawl_action(request: Request) -> Response:
         elif action in ("pause", "cancel"):
             manager.stop(record, action)
         else:
-            return _error(f"unknown action {action!r}: pause, resume or cancel", 404)
+            return error_response(f"unknown action {action!r}: pause, resume or cancel", 404)
     except JobError as exc:
-        return _error(str(exc), exc.status)
+        return error_response(str(exc), exc.status)
     return JSONResponse({"id": record.id, "requested": action}, status_code=202)
 
 
@@ -234,17 +251,45 @@ async def crawl_file(request: Request) -> Response:
         return record
     name = request.path_params["name"]
     out = _manager(request).store.out_dir(record.id)
-    disposition = "inline" if request.query_params.get("inline") else "attachment"
-    headers = {"Content-Security-Policy": FILE_CSP, "X-Content-Type-Options": "nosniff",
-               "Content-Disposition": f'{disposition}; filename="{name}"'} if _FILE_NAME.match(name) else {}
+    headers = file_headers(name, request)
     if name == ZIP_NAME and list_files(out):
         data = await asyncio.to_thread(_zip, out)
         return Response(data, media_type="application/zip", headers=headers)
     path = out / name
     # The name is one plain segment (no "/", no ".."), not a symlink, and the file must still be inside the folder.
     if not _served(path) or not path.resolve().is_relative_to(out.resolve()):
-        return _error(f"no file {name!r} in crawl {record.id}", 404)
+        return error_response(f"no file {name!r} in crawl {record.id}", 404)
     return FileResponse(path, headers=headers, media_type=_media_type(name))
+
+
+def file_headers(name: str, request: Request) -> dict[str, str]:
+    """A served file's headers: a page (report.html, sitemap.html) opens in the browser unless ``?download=1``,
+    the rest is saved; nothing served runs a script but the reports' own table script (by its hash)."""
+    if not _FILE_NAME.match(name):
+        return {}
+    inline = (name.endswith(".html") or bool(request.query_params.get("inline"))) and not request.query_params.get(
+        "download")
+    return {"Content-Security-Policy": FILE_CSP, "X-Content-Type-Options": "nosniff",
+            "Content-Disposition": f'{"inline" if inline else "attachment"}; filename="{name}"'}
+
+
+async def crawl_rows(request: Request) -> Response:
+    record = _record(request)
+    if isinstance(record, Response):
+        return record
+    q = request.query_params
+    try:
+        offset, limit = int(q.get("offset", "0")), int(q.get("limit", "100"))
+    except ValueError:
+        return error_response("offset and limit are whole numbers")
+    report = _manager(request).store.out_dir(record.id) / REPORT_JSON
+    try:
+        page = await asyncio.to_thread(page_of_rows, report, request.path_params["table"], offset=offset,
+                                       limit=limit, query=q.get("q", ""), sort=q.get("sort") or None,
+                                       descending=q.get("dir") == "desc")
+    except RowsError as exc:
+        return error_response(str(exc))
+    return JSONResponse(page)
 
 
 def _media_type(name: str) -> str:
@@ -257,7 +302,7 @@ def _media_type(name: str) -> str:
 
 
 async def validate(request: Request) -> Response:
-    data = await _body(request)
+    data = await request_fields(request)
     if isinstance(data, Response):
         return data
     max_body: int = request.app.state.max_body
@@ -266,16 +311,16 @@ async def validate(request: Request) -> Response:
         if isinstance(upload, UploadFile) and upload.filename:
             content = await upload.read(max_body + 1)
             if len(content) > max_body:
-                return _error(f"upload too large: the limit is {max_body:,} bytes", 413)
+                return error_response(f"upload too large: the limit is {max_body:,} bytes", 413)
             source, sitemap_url = upload.filename, None
         else:
             url = data.get("url")
             if not isinstance(url, str) or not url.strip():
-                return _error("give a sitemap: url (its address) or file (an upload)")
+                return error_response("give a sitemap: url (its address) or file (an upload)")
             sitemap_url, content = await fetch_document(url.strip(), max_body)
             source = url.strip()
     except CheckError as exc:
-        return _error(str(exc))
+        return error_response(str(exc))
     result = await asyncio.to_thread(check_document, content, source, sitemap_url)
     return JSONResponse(result)
 
@@ -283,11 +328,11 @@ async def validate(request: Request) -> Response:
 async def discover(request: Request) -> Response:
     url = request.query_params.get("url", "").strip()
     if not url:
-        return _error("url: the site's address is required, e.g. /api/discover?url=https://example.com/")
+        return error_response("url: the site's address is required, e.g. /api/discover?url=https://example.com/")
     try:
         return JSONResponse(await discover_tree(url))
     except CheckError as exc:
-        return _error(str(exc))
+        return error_response(str(exc))
 
 
 def api_routes() -> list[Route]:
@@ -299,6 +344,7 @@ def api_routes() -> list[Route]:
         Route("/api/crawls/{id}/events", crawl_events, methods=["GET"]),
         Route("/api/crawls/{id}/files", crawl_files, methods=["GET"]),
         Route("/api/crawls/{id}/files/{name}", crawl_file, methods=["GET"]),
+        Route("/api/crawls/{id}/rows/{table}", crawl_rows, methods=["GET"]),
         Route("/api/crawls/{id}/{action}", crawl_action, methods=["POST"]),
         Route("/api/validate", validate, methods=["POST"]),
         Route("/api/discover", discover, methods=["GET"]),

@@ -14,16 +14,17 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sitemapkit.web._api import api_routes, crawl_view
+from sitemapkit.web._api import api_routes
+from sitemapkit.web._audits import AuditManager
 from sitemapkit.web._guard import RequestGuard
-from sitemapkit.web._jobs import WEB_CRAWL_FIELDS, CrawlManager
-from sitemapkit.web._store import HistoryStore, default_data_dir, valid_id
+from sitemapkit.web._jobs import CrawlManager, field_label, form_words
+from sitemapkit.web._pages import STATUS_TEXT, page_routes
+from sitemapkit.web._store import HistoryStore, default_data_dir
 
 __all__ = ["DEFAULT_MAX_BODY", "WebSettings", "create_app"]
 
@@ -62,7 +63,9 @@ class _PageHeaders:
                 names = {k.lower() for k, _ in headers}
                 if b"content-security-policy" not in names:
                     headers.append((b"content-security-policy", PAGE_CSP.encode()))
-                headers += [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                # same-origin: links to crawled sites carry no referrer, and the app's own form POSTs carry their
+                # real Origin (with no-referrer a browser sends "Origin: null", which the guard refuses).
+                headers += [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
                             (b"x-frame-options", b"DENY")]
                 message = {**message, "headers": headers}
             await send(message)
@@ -76,30 +79,9 @@ def _csrf(request: Request) -> dict[str, Any]:
 
 
 templates = Jinja2Templates(directory=str(HERE / "templates"), context_processors=[_csrf])
-
-
-def _page(name: str, **extra: Any) -> Any:
-    async def endpoint(request: Request) -> Response:
-        return templates.TemplateResponse(request, name, {"nav": name.removesuffix(".html"), **extra})
-
-    return endpoint
-
-
-async def crawl_page(request: Request) -> Response:
-    crawl_id = request.path_params["id"]
-    manager: CrawlManager = request.app.state.manager
-    record = manager.store.get(crawl_id) if valid_id(crawl_id) else None
-    if record is None:
-        return templates.TemplateResponse(request, "missing.html", {"nav": "", "crawl_id": crawl_id},
-                                          status_code=404)
-    return templates.TemplateResponse(request, "crawl.html",
-                                      {"nav": "", "crawl": crawl_view(manager, record)})
-
-
-async def home(request: Request) -> Response:
-    manager: CrawlManager = request.app.state.manager
-    return templates.TemplateResponse(request, "home.html", {"nav": "home", "crawls": manager.store.all(),
-                                                             "fields": WEB_CRAWL_FIELDS})
+templates.env.globals["status_text"] = STATUS_TEXT
+templates.env.globals["field_label"] = field_label
+templates.env.globals["form_words"] = form_words
 
 
 def create_app(settings: WebSettings | None = None) -> Starlette:
@@ -108,8 +90,10 @@ def create_app(settings: WebSettings | None = None) -> Starlette:
     Example: ``uvicorn.run(create_app(WebSettings(port=8765)), host="127.0.0.1", port=8765)``."""
     settings = settings or WebSettings()
     csrf_token = secrets.token_urlsafe(32)
-    store = HistoryStore(settings.data_dir or default_data_dir())
+    data_dir = settings.data_dir or default_data_dir()
+    store = HistoryStore(data_dir)
     manager = CrawlManager(store)
+    audits = AuditManager(data_dir)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -120,14 +104,12 @@ def create_app(settings: WebSettings | None = None) -> Starlette:
         finally:
             manager.shutdown()
             await asyncio.to_thread(manager.join)
+            await asyncio.to_thread(audits.join)
             store.mark_interrupted()
             store.close()
 
     routes = [
-        Route("/", home),
-        Route("/check", _page("check.html")),
-        Route("/discover", _page("discover.html")),
-        Route("/crawls/{id}", crawl_page),
+        *page_routes(),
         *api_routes(),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
@@ -137,6 +119,8 @@ def create_app(settings: WebSettings | None = None) -> Starlette:
         Middleware(_PageHeaders),
     ])
     app.state.manager = manager
+    app.state.audits = audits
+    app.state.templates = templates
     app.state.max_body = settings.max_body
     app.state.csrf_token = csrf_token
     return app

@@ -8,6 +8,9 @@
   ``Sec-Fetch-Site`` is anything but ``same-origin`` or ``none`` (typed by the user). The pages themselves
   (``/``, ``/check``, ...) only show data to the user: another site may link to them (a top-level navigation),
   not load them any other way.
+* A form posted with ``Origin: null`` but ``Sec-Fetch-Site: same-origin`` (a browser that hides the origin of
+  the app's own page) must carry the page's CSRF token in its ``csrf_token`` field; ``null`` from anywhere else
+  is refused.
 * A browser that sends neither ``Origin`` nor ``Sec-Fetch-Site`` (an old one; its ``User-Agent`` starts with
   ``Mozilla/``) must prove the request comes from this app's pages: with the per-server CSRF token they carry
   (``<meta name="csrf-token">``), sent back as an ``X-CSRF-Token`` header (the script), a ``csrf_token`` query
@@ -110,9 +113,15 @@ class RequestGuard:
         """Why a request from another site (or from a browser that cannot say where it comes from) is refused."""
         guarded = path.startswith("/api/") or method not in _SAFE_METHODS
         origin = headers.get("origin")
+        site = headers.get("sec-fetch-site")
+        if (origin == "null" and site == "same-origin" and method == "POST"
+                and headers.get("content-type", "").startswith(_FORM_TYPES)):
+            # A form of this app's own pages, from a browser that hides the origin ("null", e.g. under a strict
+            # referrer policy): the browser says it is same-origin, and its csrf_token field must prove it.
+            scope[CSRF_FORM_CHECK] = self.csrf_token
+            return None
         if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != host) and guarded:
             return f"cross-origin request refused (Origin {origin!r})"
-        site = headers.get("sec-fetch-site")
         if site is not None and site not in _TRUSTED_SITES:
             navigation = method == "GET" and headers.get("sec-fetch-mode") == "navigate"
             if guarded or not navigation:

@@ -16,10 +16,13 @@ import time
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sitemapkit.core import (
     ConfigurationError,
+    InvalidValueError,
     SitemapkitError,
     bare_host_url,
     is_absolute_http_url,
@@ -35,13 +38,17 @@ from sitemapkit.crawl import (
     OptionSpec,
     ReportSummary,
     StartUrlError,
+    UrlMapping,
     check_start_url,
     crawl_options_from,
     crawl_site,
+    sitemap_entries,
     summarize,
+    write_crawl_reports,
 )
 from sitemapkit.fetch import resolve_site_url
 from sitemapkit.web._store import CrawlRecord, HistoryStore
+from sitemapkit.write import SitemapSetWriter
 
 __all__ = ["WEB_CRAWL_FIELDS", "CrawlManager", "JobError", "parse_crawl_request"]
 
@@ -51,53 +58,102 @@ UPDATE_INTERVAL = 0.4
 
 
 class JobError(Exception):
-    """A request the crawl manager refuses (bad option, wrong state): the message says what and why."""
+    """A request the crawl manager refuses (bad option, wrong state): the message says what and why, in the
+    form's words; ``field`` names the form field at fault (the page focuses it)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, field: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.field = field
 
 
-#: The crawl options the web app takes, by JSON / form field name: the names, defaults and bounds of
-#: ``sitemapkit crawl`` (one table, :data:`sitemapkit.crawl.CRAWL_OPTION_SPECS`).
+#: The crawl options of :data:`sitemapkit.crawl.CRAWL_OPTION_SPECS` the web form shows (in this order), by
+#: JSON / form field name: the names, defaults, bounds and help of ``sitemapkit crawl``. The form and the parser
+#: follow each spec's kind, so a spec added here shows up on the page and in the API.
+WEB_CRAWL_OPTIONS = ("max_pages", "max_depth", "concurrency", "include", "exclude", "changefreq", "priority", "rule",
+                     "images")
 WEB_CRAWL_FIELDS: dict[str, OptionSpec] = {
-    spec.name: spec for spec in CRAWL_OPTION_SPECS if spec.name in ("max_pages", "max_depth", "concurrency")}
+    spec.name: spec for name in WEB_CRAWL_OPTIONS for spec in CRAWL_OPTION_SPECS if spec.name == name}
+#: What the form calls each field (messages use these words, never a CLI flag or an API field name).
+FIELD_LABELS = {"url": "Site address", "base_url": "Public base URL", "respect_robots": "Respect robots.txt",
+                "gzip": "Gzip", "formats": "Output files", "include": "Include (regex, one per line)",
+                "exclude": "Exclude (regex, one per line)", "changefreq": "Change frequency",
+                "priority": "Priority", "rule": "Rules (one per line)", "rules": "Rules (one per line)",
+                "images": "List and check images"}
 
 
-def _int(data: Mapping[str, Any], spec: OptionSpec) -> int | None:
+def field_label(name: str) -> str:
+    """The form's label of a field: ``max_pages`` is "Max pages"."""
+    return FIELD_LABELS.get(name) or name.replace("_", " ").capitalize()
+
+
+def _fail(key: str, message: str) -> JobError:
+    return JobError(f"{field_label(key)}: {message}", field=key)
+
+
+def _number(data: Mapping[str, Any], spec: OptionSpec) -> float | int | None:
     key, default = spec.name, spec.default
     value = data.get(key)
     if value is None or value == "":
         return default  # type: ignore[no-any-return]
+    whole = spec.kind == "int"
     try:
-        n = int(value)
+        n: float | int = int(value) if whole else float(value)
     except (TypeError, ValueError):
-        raise JobError(f"{key}: not a whole number: {value!r}") from None
+        raise _fail(key, f"not a {'whole ' if whole else ''}number: {value!r}") from None
     if spec.low is not None and n < spec.low:
-        raise JobError(f"{key}: must be at least {spec.low:g}, not {n}")
+        raise _fail(key, f"must be at least {spec.low:g}, not {n}")
     if spec.high is not None and n > spec.high:
-        raise JobError(f"{key}: must be at most {spec.high:g}, not {n}")
+        raise _fail(key, f"must be at most {spec.high:g}, not {n}")
     return n
 
 
 def _patterns(data: Mapping[str, Any], key: str) -> list[str]:
     value = data.get(key) or []
     if isinstance(value, str):
-        value = value.splitlines()
+        value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise JobError(f"{key}: a list of regular expressions (or one per line)")
-    return [v.strip() for v in value if v.strip()]
+        raise _fail(key, "a list of regular expressions (or one per line)")
+    return [line.strip() for v in value for line in v.splitlines() if line.strip()]
 
 
 def _bool(data: Mapping[str, Any], key: str, default: bool) -> bool:
     value = data.get(key)
     if value is None:
         return default
+    if isinstance(value, list) and value:  # a form's hidden "false" followed by the ticked checkbox's "true"
+        value = value[-1]
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.lower() in ("1", "true", "on", "yes", "0", "false", "off", "no"):
         return value.lower() in ("1", "true", "on", "yes")
-    raise JobError(f"{key}: true or false, not {value!r}")
+    raise _fail(key, f"tick it or not (true or false), not {value!r}")
+
+
+def _option(data: Mapping[str, Any], spec: OptionSpec) -> Any:
+    """One option of the form, parsed by its spec's kind."""
+    if spec.kind in ("int", "float"):
+        return _number(data, spec)
+    if spec.kind in ("patterns", "names", "rules"):
+        return _patterns(data, spec.name)
+    if spec.kind == "flag":
+        return _bool(data, spec.name, bool(spec.default))
+    value = data.get(spec.name)
+    if value is None or value == "":
+        return spec.default
+    if not isinstance(value, str):
+        raise _fail(spec.name, f"a text, not {value!r}")
+    if spec.kind == "choice" and value not in spec.choices:
+        raise _fail(spec.name, f"one of {', '.join(spec.choices)}, not {value!r}")
+    return value.strip()
+
+
+def form_words(message: str) -> str:
+    """A library message in the form's words: the CLI's flags become the form's labels."""
+    message = message.replace("--ignore-robots crawls it anyway", 'untick "Respect robots.txt" to crawl it anyway')
+    for spec in CRAWL_OPTION_SPECS:
+        message = message.replace(spec.flag, f'"{field_label(spec.name)}"')
+    return message
 
 
 def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -105,20 +161,23 @@ def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     way the crawl checks them: every bad value is a :class:`JobError` naming its field."""
     url = data.get("url")
     if not isinstance(url, str) or not url.strip():
-        raise JobError("url: the site's address is required, e.g. https://example.com/")
+        raise _fail("url", "the site's address is required, e.g. example.com or https://example.com/")
     url = url.strip()
-    formats = data.get("formats") or ["xml", "txt", "html"]
+    # No "formats" at all: the three (an API default). Given but empty (the form with every box unticked): an error.
+    formats = data.get("formats", ["xml", "txt", "html"])
     if isinstance(formats, str):
-        formats = [f for f in formats.replace(",", " ").split() if f]
-    if not isinstance(formats, list) or not formats or any(f not in FORMATS for f in formats):
-        raise JobError(f"formats: one or more of {', '.join(FORMATS)}, not {formats!r}")
+        formats = formats.replace(",", " ").split()
+    if isinstance(formats, list):
+        formats = [f for f in formats if f != ""]
+    if not isinstance(formats, list) or any(f not in FORMATS for f in formats):
+        raise _fail("formats", f"one or more of {', '.join(FORMATS)}, not {formats!r}")
+    if not formats:
+        raise _fail("formats", "tick at least one file to write (sitemap.xml, sitemap.txt or sitemap.html)")
     base_url = data.get("base_url") or None
     if base_url is not None and (not isinstance(base_url, str) or not is_absolute_http_url(base_url.strip())):
-        raise JobError(f"base_url: not an absolute http(s) URL: {base_url!r}")
+        raise _fail("base_url", f"not an absolute http(s) URL: {base_url!r}")
     options = {
-        **{name: _int(data, spec) for name, spec in WEB_CRAWL_FIELDS.items()},
-        "include": _patterns(data, "include"),
-        "exclude": _patterns(data, "exclude"),
+        **{name: _option(data, spec) for name, spec in WEB_CRAWL_FIELDS.items()},
         "respect_robots": _bool(data, "respect_robots", True),
         "gzip": _bool(data, "gzip", False),
         "formats": list(dict.fromkeys(formats)),
@@ -128,7 +187,8 @@ def parse_crawl_request(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     try:
         check_start_url(url, crawl_options(options))
     except ConfigurationError as exc:
-        raise JobError(f"url: {exc}" if "URL" in str(exc) else str(exc)) from None
+        text = form_words(str(exc))
+        raise (_fail("url", text) if "URL" in text else JobError(text)) from None
     return url, options
 
 
@@ -138,20 +198,22 @@ def _hints(data: Mapping[str, Any]) -> dict[str, Any]:
     changefreq = data.get("changefreq") or None
     priority = data.get("priority") or None
     if changefreq is not None and not isinstance(changefreq, str):
-        raise JobError(f"changefreq: not a changefreq value: {changefreq!r}")
+        raise _fail("changefreq", f"not a change frequency: {changefreq!r}")
     if priority is not None and not isinstance(priority, (str, int, float)):
-        raise JobError(f"priority: a number from 0.0 to 1.0 or 'depth', not {priority!r}")
-    rules = data.get("rules") or []
+        raise _fail("priority", f"a number from 0.0 to 1.0 or 'depth', not {priority!r}")
+    rules = data.get("rules") or data.get("rule") or []  # the API's "rules", the form's "rule" field
     if isinstance(rules, str):
         rules = rules.splitlines()
     if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
-        raise JobError("rules: a list of 'GLOB changefreq=VALUE priority=VALUE' (or one per line)")
+        raise _fail("rule", "a list of 'GLOB changefreq=VALUE priority=VALUE' (or one per line)")
     rules = [r.strip() for r in rules if r.strip()]
     priority = None if priority is None else str(priority)
     try:
         parse_hints(changefreq, priority, rules)
     except ConfigurationError as exc:
-        raise JobError(str(exc).replace("--rule", "rules", 1).replace("--", "", 1)) from None
+        text = str(exc)
+        key = next((k for k in ("rule", "changefreq", "priority") if text.startswith(f"--{k}")), "rule")
+        raise JobError(form_words(text), field=key) from None
     return {"images": _bool(data, "images", False), "changefreq": changefreq, "priority": priority, "rule": rules}
 
 
@@ -171,6 +233,37 @@ def counts_of(summary: ReportSummary, progress: CrawlProgress | None = None) -> 
         counts["pages_per_second"] = round(progress.pages_per_second, 1)
         counts["elapsed"] = round(progress.elapsed, 1)
     return counts
+
+
+def _final_counts(summary: ReportSummary, elapsed: float) -> dict[str, Any]:
+    """The counts of a crawl that ended: the time it took and its mean rate (pages crawled per second)."""
+    counts = counts_of(summary)
+    counts["elapsed"] = round(elapsed, 1)
+    counts["pages_per_second"] = round(summary.pages_crawled / elapsed, 1) if elapsed > 0 else 0.0
+    return counts
+
+
+def publish_partial(state: CrawlState, out: Path, url: str, options: Mapping[str, Any]) -> None:
+    """The report (marked incomplete) and the sitemap set of what a stopped crawl confirmed so far: the pages it
+    fetched and judged indexable. A resumed crawl that ends publishes over them."""
+    out.mkdir(parents=True, exist_ok=True)
+    root = site_root_of(state.get_meta("scope_url") or url)
+    base_url = options.get("base_url") or root
+    mapping = UrlMapping.between(root, base_url) if options.get("base_url") else None
+    formats: tuple[Any, ...] = tuple(options.get("formats") or FORMATS)
+    with SitemapSetWriter(out, base_url, gzip=bool(options.get("gzip")), formats=formats) as writer:
+        for entry in sitemap_entries(state, mapping):
+            try:
+                writer.add(entry)
+            except InvalidValueError:  # the full crawl reports it (SM701); a partial sitemap just leaves it out
+                continue
+    manifest = writer.manifest
+    write_crawl_reports(state, out, complete=False, sitemap=manifest.to_dict() if manifest is not None else None)
+
+
+def site_root_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/"
 
 
 @dataclass
@@ -282,12 +375,13 @@ class CrawlManager:
         try:
             self._crawl(job, record, resume)
         except StartUrlError as exc:
-            self._update(record.id, status="failed", error=f"{exc.reason}; nothing was published")
+            self._update(record.id, status="failed", note="",
+                         error=f"{form_words(exc.reason)}; nothing was published")
         except SitemapkitError as exc:
-            self._update(record.id, status="failed", error=str(exc))
+            self._update(record.id, status="failed", note="", error=form_words(str(exc)))
         except Exception as exc:  # a bug must end this crawl, never the server
             traceback.print_exc(file=sys.stderr)
-            self._update(record.id, status="failed", error=f"internal error: {type(exc).__name__}: {exc}")
+            self._update(record.id, status="failed", note="", error=f"internal error: {type(exc).__name__}: {exc}")
 
     def _crawl(self, job: _Job, record: CrawlRecord, resume: bool) -> None:
         options = crawl_options(record.options)
@@ -313,9 +407,17 @@ class CrawlManager:
                     self._update(record.id, counts=counts_of(summarize(state), progress))
 
             summary = run_isolated(job.crawler.run(resume=resume, on_progress=on_progress))
-            counts = counts_of(summarize(state))
+            counts = _final_counts(summarize(state), summary.elapsed)
+            stopped = summary.stopped or job.action is not None
+            if stopped and job.action != "shutdown":
+                # What the crawl confirmed so far: its report and a sitemap of the pages already judged.
+                self._update(record.id, counts=counts, note="writing the partial report and sitemap")
+                try:
+                    publish_partial(state, self.store.out_dir(record.id), record.url, record.options)
+                except SitemapkitError as exc:  # the crawl itself is kept (resumable); say what was not written
+                    self._update(record.id, error=f"the partial report could not be written: {exc}")
         # Asked to stop before the workers started, the run ends "not stopped" with URLs queued: still a stop.
-        if summary.stopped or job.action is not None:
+        if stopped:
             status, note = {"cancel": ("cancelled", "cancelled from the page"),
                             "shutdown": ("paused", "interrupted: the server stopped during the crawl")}.get(
                 job.action or "", ("paused", "paused from the page"))
@@ -326,8 +428,7 @@ class CrawlManager:
         result = crawl_site(record.url, self.store.out_dir(record.id), options=options,
                             base_url=record.options["base_url"], state_path=state_path, resume=True,
                             writer_options=writer)
-        counts = counts_of(result.report)
-        counts["elapsed"] = round(summary.elapsed, 1)
+        counts = _final_counts(result.report, summary.elapsed)
         counts["sitemap_urls"] = result.manifest.urls if result.manifest is not None else 0
         note = "" if result.complete else "stopped at max pages: URLs were left in the queue"
         self._update(record.id, status="done", counts=counts, complete=result.complete, note=note)
