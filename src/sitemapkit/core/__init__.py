@@ -17,6 +17,7 @@ from sitemapkit.core._errors import (
     InvalidEntryError,
     InvalidValueError,
     LimitExceededError,
+    MissingExtraError,
     NotAFileError,
     ParseError,
     PublishError,
@@ -24,6 +25,7 @@ from sitemapkit.core._errors import (
     SourceNotFoundError,
     StoreError,
     TooManyRedirectsError,
+    require_extra,
 )
 from sitemapkit.core._extensions import (
     Alternate,
@@ -152,6 +154,7 @@ __all__ = [
     "LastMod",
     "LimitExceededError",
     "Location",
+    "MissingExtraError",
     "News",
     "NotAFileError",
     "ParseError",
@@ -207,6 +210,7 @@ __all__ = [
     "plain_image",
     "quote_value",
     "redact_credentials",
+    "require_extra",
     "run_isolated",
     "shorten",
     "simple_iri_to_uri",
