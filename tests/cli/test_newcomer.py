@@ -5,6 +5,7 @@ file is expected."""
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from tests.support.cli import run_cli
 
-BASE = "https://example.org/"
+BASE = "https://shop.acme.net/"  # not a placeholder host: validate has nothing to say about it
 
 
 # -- 1. optional commands without their extra -------------------------------------------------------------------
@@ -55,3 +56,51 @@ def _closed_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     return port
+
+
+# -- 3. duplicates: dropped by generate, one code everywhere ----------------------------------------------------
+
+
+def test_generate_drops_duplicates_and_every_command_names_them_sm306(tmp_path: Path) -> None:
+    urls = tmp_path / "urls.txt"
+    urls.write_text("".join(f"{BASE}{p}\n" for p in ("a", "b", "a", "c", "b", "a")), encoding="utf-8")
+    out = tmp_path / "out"
+    done = run_cli(["generate", urls, "--out", out, "--base-url", BASE])
+    assert done.returncode == 0, done.stderr
+    assert "Wrote 3 URLs" in done.stdout
+    assert "Skipped 3 duplicate URLs." in done.stdout
+    listed = run_cli(["urls", out / "sitemap.xml"])
+    assert listed.stdout.splitlines() == [f"{BASE}a", f"{BASE}b", f"{BASE}c"]  # the first of each wins, in order
+    assert run_cli(["validate", out, "--fail-on", "warning", "-q"]).returncode == 0
+
+    kept = tmp_path / "kept"
+    done = run_cli(["generate", urls, "--out", kept, "--base-url", BASE, "--keep-duplicates"])
+    assert done.returncode == 0, done.stderr
+    assert "Wrote 6 URLs" in done.stdout
+    assert "Skipped" not in done.stdout
+    checked = run_cli(["validate", kept, "--format", "json"])
+    assert json.loads(checked.stdout)["tally"] == {"SM306": 3}
+    listed = run_cli(["urls", kept / "sitemap.xml"])
+    assert len(listed.stdout.splitlines()) == 6
+    assert listed.stderr.count("warning SM306:") == 3
+    diffed = run_cli(["diff", out / "sitemap.xml", kept / "sitemap.xml"])
+    assert "SM306" in diffed.stderr
+    assert "SM123" not in diffed.stderr + listed.stderr + checked.stdout
+
+
+def test_the_library_generate_drops_duplicates_too(tmp_path: Path) -> None:
+    from sitemapkit import generate
+
+    urls = tmp_path / "urls.txt"
+    urls.write_text(f"{BASE}a\n{BASE}a\n", encoding="utf-8")
+    result = generate([urls], tmp_path / "out", base_url=BASE)
+    assert (result.manifest.urls, result.duplicates) == (1, 1)
+    assert generate([urls], tmp_path / "out2", base_url=BASE, dedupe=False).manifest.urls == 2
+
+
+def test_sm123_is_documented_as_the_old_name_of_sm306() -> None:
+    from sitemapkit import all_codes
+    from sitemapkit.core import CODE_ALIASES
+
+    assert "SM123" not in all_codes()
+    assert CODE_ALIASES["SM123"] == "SM306"

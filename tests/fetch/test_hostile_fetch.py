@@ -89,7 +89,7 @@ def test_open_sources_streams_all_problems_of_a_fetched_document(server: LocalSe
     server.route("/many.xml", body=_many_problems_then_error(), headers={"Content-Type": "application/xml"})
     events = list(open_sources([server.url("/many.xml")], settings=FetchSettings(timeout=10, retries=0)))
     problems = [e for e in events if isinstance(e, Problem)]
-    assert [p.code for p in problems] == ["SM123"] * 230 + ["SM104"]
+    assert [p.code for p in problems] == ["SM306"] * 230 + ["SM104"]
 
 
 # --- item 7: server-side request forgery --------------------------------------------------------------------

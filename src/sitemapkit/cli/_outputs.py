@@ -1,7 +1,7 @@
 """The output options every command that writes a sitemap set shares, and the summary it prints.
 
 ``output_options`` is a decorator adding ``--out``, ``--base-url``, ``--gzip``, ``--urls-per-file``,
-``--bytes-per-file``, ``--format`` (repeatable), ``--xsl`` and ``--dedupe``; the command receives them as one
+``--bytes-per-file``, ``--format`` (repeatable), ``--xsl`` and ``--keep-duplicates``; the command receives them as one
 ``output`` keyword, an :class:`OutputOptions`. ``generate`` and ``crawl`` both use it, so they spell these options
 the same way.
 """
@@ -49,10 +49,11 @@ def output_options(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, out: str, base_url: str | None, gzip: bool, urls_per_file: int, bytes_per_file: int,
-                formats: tuple[str, ...], xsl: str | None, dedupe: bool, **kwargs: Any) -> Any:
+                formats: tuple[str, ...], xsl: str | None, keep_duplicates: bool, **kwargs: Any) -> Any:
         chosen = tuple(dict.fromkeys(formats)) or ("xml",)
+        kwargs.pop("dedupe", None)  # the default now
         output = OutputOptions(Path(out), base_url, gzip, urls_per_file, bytes_per_file,
-                               chosen, xsl, dedupe)  # type: ignore[arg-type]
+                               chosen, xsl, not keep_duplicates)  # type: ignore[arg-type]
         return func(*args, output=output, **kwargs)
 
     options = [
@@ -76,7 +77,10 @@ def output_options(func: F) -> F:
                           "next to the sitemaps and uses it. Chromium-based browsers now show a banner that XSLT "
                           "support is being removed, over the page heading: for a page people read, use "
                           "--format html."),
-        click.option("--dedupe", is_flag=True, help="Skip repeated URLs (keeps one hash per URL in memory)."),
+        click.option("--keep-duplicates", is_flag=True,
+                     help="Write a URL given more than once every time (by default repeats are skipped, the first "
+                          "one wins, and counted in the summary; skipping keeps ~70 bytes per URL in memory)."),
+        click.option("--dedupe", is_flag=True, hidden=True),  # the default since --keep-duplicates
         renamed_option("--max-urls", "--urls-per-file"),
         renamed_option("--max-bytes", "--bytes-per-file"),
     ]

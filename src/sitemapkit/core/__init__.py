@@ -75,6 +75,8 @@ from sitemapkit.core._model import (
     is_canonical_loc,
 )
 from sitemapkit.core._problems import (
+    CODE_ALIASES,
+    CODE_CAUSES,
     CODES,
     QUOTE_CHARS,
     Location,
@@ -82,7 +84,9 @@ from sitemapkit.core._problems import (
     ProblemCode,
     ProblemTally,
     Severity,
+    define_alias,
     define_code,
+    describe_causes,
     escape_controls,
     escape_json_controls,
     quote_value,
@@ -120,6 +124,8 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "CODES",
+    "CODE_ALIASES",
+    "CODE_CAUSES",
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
@@ -189,7 +195,9 @@ __all__ = [
     "canonical_image",
     "canonical_loc_entry",
     "canonical_url_entry",
+    "define_alias",
     "define_code",
+    "describe_causes",
     "entry_from_dict",
     "entry_to_dict",
     "escape_controls",

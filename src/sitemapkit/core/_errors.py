@@ -24,7 +24,7 @@ values, collected alongside the results.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -103,15 +103,17 @@ class MissingExtraError(ConfigurationError):
 
 
 def require_extra(extra: str, modules: Sequence[str], what: str) -> None:
-    """Import ``modules`` (the extra's libraries) or raise :class:`MissingExtraError`: "WHAT needs the EXTRA
+    """Find ``modules`` (the extra's libraries) or raise :class:`MissingExtraError`: "WHAT needs the EXTRA
     extra: pip install 'sitemapkit[EXTRA]' (No module named ...)". Called when an optional capability starts, so
     a missing library is one clear line, not a traceback from deep inside the job."""
     for name in modules:
         try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise MissingExtraError(f"{what} needs the {extra} extra: pip install 'sitemapkit[{extra}]' ({exc})",
-                                    extra=extra) from None
+            found = importlib.util.find_spec(name) is not None  # located, not imported (the job imports it)
+        except (ImportError, ValueError):  # a parent package is missing
+            found = False
+        if not found:
+            raise MissingExtraError(f"{what} needs the {extra} extra: pip install 'sitemapkit[{extra}]' (no module "
+                                    f"named {name!r})", extra=extra)
 
 
 class InputError(SitemapkitError):

@@ -61,7 +61,7 @@ class GenerateResult:
     number of problems of each code and ``problems`` the first :data:`CAP` of each; ``excluded`` counts the pages
     of site folders left out per reason (``robots``, ``noindex``, ``canonical``); ``changed`` lists the URLs
     whose content is new or changed since the last run (with a ``state``); ``partitions`` is the number of
-    partitions written in parallel (0 for a single-process run).
+    partitions written in parallel (0 for a single-process run); ``duplicates`` the URLs skipped as given before.
 
     Example: ``result = generate(["urls.txt"], "public/", base_url="https://example.com/")``, then
     ``result.manifest.urls`` and, for the lines skipped, ``result.errors`` and ``result.problems``."""
@@ -73,6 +73,11 @@ class GenerateResult:
     excluded: dict[str, int] = field(default_factory=dict)
     changed: tuple[str, ...] = ()
     partitions: int = 0
+
+    @property
+    def duplicates(self) -> int:
+        """URLs given more than once and skipped after their first (0 with ``dedupe=False``)."""
+        return self.manifest.duplicates
 
     @property
     def ok(self) -> bool:
@@ -103,7 +108,7 @@ class Generation:
         max_bytes: int = MAX_SITEMAP_BYTES,
         formats: Sequence[Format] = ("xml",),
         xsl: str | None = None,
-        dedupe: bool = False,
+        dedupe: bool = True,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         allow_cross_host: bool = False,
@@ -238,10 +243,12 @@ def generate(
     CSV / JSONL files, written in parallel on Dask: ``pip install 'sitemapkit[harvest]'``).
 
     Options: ``gzip``, ``max_urls``, ``max_bytes``, ``formats`` (``xml``, ``txt``, ``html``), ``xsl``,
-    ``dedupe``; ``include`` / ``exclude`` (globs on file or URL paths); ``allow_cross_host`` (write URLs on other
-    hosts than ``base_url``; else reported as SM608 and skipped); ``state`` (a JSON file: lastmod of site pages
-    moves only when their content does); ``workers`` / ``scheduler`` (partitioned data); callbacks
-    ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and ``on_note(str)``.
+    ``dedupe`` (True by default: a URL given again is skipped, the first one wins, and counted in
+    ``result.duplicates``; False writes every one); ``include`` / ``exclude`` (globs on file or URL paths);
+    ``allow_cross_host`` (write URLs on other hosts than ``base_url``; else reported as SM608 and skipped);
+    ``state`` (a JSON file: lastmod of site pages moves only when their content does); ``workers`` /
+    ``scheduler`` (partitioned data); callbacks ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and
+    ``on_note(str)``.
 
     Example: ``result = generate(["urls.csv"], "public/", base_url="https://example.com/", gzip=True)``, then
     ``result.manifest.entry_point`` and ``result.errors``.

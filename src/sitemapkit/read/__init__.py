@@ -4,6 +4,7 @@ nested gzip sniffed from the bytes). Feed it bytes, take entries and problems as
 
 from __future__ import annotations
 
+from sitemapkit.read._codes import DUPLICATE_LOC
 from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
 from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane, lane_enabled
 from sitemapkit.read._owner import Event, Located
@@ -26,6 +27,7 @@ from sitemapkit.read._text import MAX_LINE_CHARS
 from sitemapkit.read._trim import ChildTrimmer, Dropped, child_name
 
 __all__ = [
+    "DUPLICATE_LOC",
     "GZIP_MAGIC",
     "MAX_GZIP_LAYERS",
     "MAX_LANE_TAGS",

@@ -6,9 +6,9 @@ from (the document is readable but breaks the protocol or XML); strict mode stop
 
 from __future__ import annotations
 
-from sitemapkit.core import Severity, define_code
+from sitemapkit.core import Severity, define_alias, define_code
 
-__all__ = ["STRICT_FATAL"]
+__all__ = ["DUPLICATE_LOC", "STRICT_FATAL"]
 
 _E, _W = Severity.ERROR, Severity.WARNING
 _A = "reader"
@@ -84,9 +84,11 @@ BAD_PRIORITY = define_code(
 BAD_EXTENSION = define_code(
     "SM122", _W, "invalid extension element; dropped",
     "Give image, video, news and xhtml:link elements their required fields (see RULES.md 21-25).", area=_A)
+# One concept, one code: a URL listed twice is SM306 in urls, diff and validate alike (it was SM123 here).
 DUPLICATE_LOC = define_code(
-    "SM123", _W, "duplicate loc",
+    "SM306", _W, "URL listed more than once",
     "List each URL once per sitemap.", area=_A)
+define_alias("SM123", "SM306")
 TEXT_NOT_URL = define_code(
     "SM124", _W, "line is not an absolute http(s) URL; skipped",
     "A text sitemap holds one fully-qualified URL per line and nothing else.", area=_A)

@@ -9,6 +9,7 @@ so (see ../shared/spec/CONTRADICTIONS.md).
 from __future__ import annotations
 
 from sitemapkit.core import ProblemCode, Severity, define_code
+from sitemapkit.read import DUPLICATE_LOC
 
 __all__ = ["EXAMPLES", "GOOGLE_CODES", "VALIDATOR_CODES"]
 
@@ -82,8 +83,8 @@ LOC_WHITESPACE = _code("SM304", _W, "whitespace around the loc", "remove spaces 
                        "<loc>\\n  https://example.org/\\n</loc>")
 LOC_FRAGMENT = _code("SM305", _W, "loc has a #fragment", "list the URL without the fragment",
                      "<loc>https://example.org/page#top</loc>")
-LOC_DUPLICATE = _code("SM306", _W, "URL listed more than once", "list each URL once",
-                      "the same <loc> in two <url> elements")
+LOC_DUPLICATE = DUPLICATE_LOC  # the reader's code: urls, diff and validate report a repeated URL alike
+EXAMPLES[LOC_DUPLICATE.code] = "the same <loc> in two <url> elements"
 LOC_PLACEHOLDER = _code("SM307", _W, "placeholder or local host in a URL (fine for tests and local previews, "
                         "wrong on a published site)",
                         "set the site's real base URL in the generator",
