@@ -104,3 +104,30 @@ def test_sm123_is_documented_as_the_old_name_of_sm306() -> None:
 
     assert "SM123" not in all_codes()
     assert CODE_ALIASES["SM123"] == "SM306"
+
+
+# -- 4. validate: -q is the summary, the text report groups repeats -------------------------------------------
+
+
+def test_validate_quiet_is_the_summary_and_text_groups_repeated_problems(tmp_path: Path) -> None:
+    n = 2_000
+    doc = tmp_path / "local.xml"
+    doc.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                   + "".join(f"<url><loc>http://127.0.0.1:8000/p{i}</loc></url>\n" for i in range(n))
+                   + "</urlset>\n", encoding="utf-8")
+    quiet = run_cli(["validate", doc, "-q"])
+    assert quiet.returncode == 0
+    assert quiet.stdout.splitlines() == [f"1 file, {n:,} entries, profile google: 0 errors, {n:,} warnings -> valid",
+                                         f"SM307 x{n:,}"]
+    assert quiet.stderr == ""
+
+    text = run_cli(["validate", doc]).stdout.splitlines()
+    assert sum(": warning SM307:" in line for line in text) == 5
+    assert f"{doc}: … and {n - 5:,} more SM307: placeholder or local host in a URL (fine for tests and local " \
+           "previews, wrong on a published site)" in text
+    assert len(text) == 8
+
+    data = json.loads(run_cli(["validate", doc, "--format", "json"]).stdout)
+    assert len(data["problems"]) == n  # JSON keeps every problem
+    junit = run_cli(["validate", doc, "--format", "junit"]).stdout
+    assert junit.count("warning SM307:") == n
