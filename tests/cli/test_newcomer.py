@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
+from tests.support.server import LocalServer
 
 BASE = "https://shop.acme.net/"  # not a placeholder host: validate has nothing to say about it
 
@@ -131,3 +132,70 @@ def test_validate_quiet_is_the_summary_and_text_groups_repeated_problems(tmp_pat
     assert len(data["problems"]) == n  # JSON keeps every problem
     junit = run_cli(["validate", doc, "--format", "junit"]).stdout
     assert junit.count("warning SM307:") == n
+
+
+# -- 5./6. crawl: reports beside --out, a word about local URLs --------------------------------------------------
+
+
+def _small_site(server: LocalServer) -> None:
+    server.route("/robots.txt", body=b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})
+    server.route("/", body=b'<html><body><a href="/a">a</a> <a href="/gone">x</a></body></html>',
+                 headers={"Content-Type": "text/html"})
+    server.route("/a", body=b"<html><body>a</body></html>", headers={"Content-Type": "text/html"})
+
+
+def test_crawl_publishes_only_sitemaps_and_names_its_report_folder(server: LocalServer, tmp_path: Path) -> None:
+    _small_site(server)
+    public = tmp_path / "public"
+    done = run_cli(["crawl", server.url("/"), "--out", public, "--state", tmp_path / "s.db"])
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in public.iterdir()) == [".sitemapkit-manifest.json", "sitemap.xml"]  # no report
+    reports = tmp_path / "public-report"
+    assert sorted(p.name for p in reports.iterdir()) == ["crawl-report.json", "report.html"]
+    assert f"Report: {reports / 'report.html'}" in done.stdout
+    assert json.loads((reports / "crawl-report.json").read_text(encoding="utf-8"))["broken"][0]["status"] == 404
+    # The local origin is named once, with the option that fixes it.
+    notes = [line for line in done.stderr.splitlines() if "--base-url" in line]
+    assert notes == ["note: the sitemaps list URLs on 127.0.0.1, a local or placeholder host (validate warns: "
+                     "SM307); to publish them, crawl again with --base-url https://<the site's public host>/"]
+
+    elsewhere = tmp_path / "reports"
+    done = run_cli(["crawl", server.url("/"), "--out", public, "--state", tmp_path / "s.db",
+                    "--report-dir", elsewhere, "--base-url", BASE])
+    assert done.returncode == 0, done.stderr
+    assert (elsewhere / "report.html").is_file()
+    assert f"Report: {elsewhere / 'report.html'}" in done.stdout
+    assert "local or placeholder host" not in done.stderr  # a public --base-url: nothing to say
+    assert run_cli(["validate", public, "--fail-on", "warning", "-q"]).returncode == 0
+
+
+# -- 7. generate on a folder skips sitemapkit's own files -------------------------------------------------------
+
+
+def test_generate_on_a_crawl_output_folder_lists_pages_not_sitemapkit_files(server: LocalServer,
+                                                                             tmp_path: Path) -> None:
+    _small_site(server)
+    public = tmp_path / "public"  # as an older crawl (or the web app's downloads) left it: reports inside
+    done = run_cli(["crawl", server.url("/"), "--out", public, "--state", tmp_path / "s.db", "--format", "xml",
+                    "--format", "html", "--report-dir", public])
+    assert done.returncode == 0, done.stderr
+    assert {"sitemap.html", "report.html", "crawl-report.json"} <= {p.name for p in public.iterdir()}
+    (public / "index.html").write_text("<html><body>home</body></html>", encoding="utf-8")
+    (public / "about.html").write_text("<html><body>about</body></html>", encoding="utf-8")
+    done = run_cli(["generate", public, "--out", tmp_path / "again", "--base-url", BASE])
+    assert done.returncode == 0, done.stderr
+    listed = run_cli(["urls", tmp_path / "again" / "sitemap.xml"]).stdout.splitlines()
+    assert listed == [BASE, f"{BASE}about.html"]
+    # A page of the site that happens to be called report.html (no crawl-report.json beside it) is a page.
+    (public / "crawl-report.json").unlink()
+    done = run_cli(["generate", public, "--out", tmp_path / "again", "--base-url", BASE])
+    listed = run_cli(["urls", tmp_path / "again" / "sitemap.xml"]).stdout.splitlines()
+    assert listed == [BASE, f"{BASE}about.html", f"{BASE}report.html"]
+
+
+def test_generate_knows_the_report_names_crawl_and_audit_write() -> None:
+    from sitemapkit.audit._report import AUDIT_HTML, AUDIT_JSON
+    from sitemapkit.crawl import REPORT_HTML, REPORT_JSON
+    from sitemapkit.generator._job import OWN_REPORTS
+
+    assert OWN_REPORTS == ((REPORT_HTML, REPORT_JSON), (AUDIT_HTML, AUDIT_JSON))

@@ -296,7 +296,7 @@ def test_crawl_refuses_a_redirect_to_a_metadata_address(server: LocalServer, tmp
     out = tmp_path / "out"
     proc = run_cli("crawl", server.url("/"), "--out", str(out), "--stall-timeout", "5")
     assert proc.returncode == 0, proc.stderr
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((tmp_path / "out-report" / "crawl-report.json").read_text())
     broken = {b["url"]: b["error"] for b in report["broken"]}
     assert broken == {server.url("/r"): "redirect to http://169.254.169.254/latest/ refused: 169.254.169.254 is a "
                                         "link-local address; use --allow-private-addresses to allow"}

@@ -1,13 +1,15 @@
 """``sitemapkit crawl``: crawl a site, publish its sitemap set and write the crawl reports.
 
 Only adapts the library: :func:`sitemapkit.crawl_site` does the job (crawl into a state file, publish through the
-write layer, write ``crawl-report.json`` and ``report.html``); this module parses the options and prints.
+write layer, write ``crawl-report.json`` and ``report.html`` into the report folder); this module parses the options
+and prints.
 """
 
 from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -36,6 +38,7 @@ from sitemapkit.crawl import (
     StartUrlError,
     crawl_options_from,
     crawl_site,
+    default_report_dir,
 )
 
 __all__ = ["crawl"]
@@ -100,14 +103,17 @@ class _LiveProgress:
               show_default=True, metavar="N", help="Trap protection: skip longer URLs.")
 @click.option("--keep-tracking-params", is_flag=True, help="Do not remove the default tracking/session parameters.")
 @click.option("--fail-on-broken", is_flag=True, help="Exit with status 1 when broken links were found.")
+@click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Write crawl-report.json and report.html into DIR (default: OUT-report beside --out, so the "
+                   "published folder holds the sitemaps only).")
 @output_options
 @quiet_option
 @submit_options
 def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, resume: bool, images: bool,
           max_query_variants: int, max_url_length: int, keep_tracking_params: bool, fail_on_broken: bool,
-          output: OutputOptions, quiet: bool = False, **submit: Any) -> None:
+          report_dir: Path | None, output: OutputOptions, quiet: bool = False, **submit: Any) -> None:
     """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
-    (DIR/crawl-report.json, DIR/report.html).
+    written beside it, not into it (DIR-report/crawl-report.json and DIR-report/report.html; --report-dir).
 
     Only pages a search engine should index go into the sitemap: status 200 HTML, not noindex (meta or
     X-Robots-Tag), canonical to itself, allowed by robots.txt; redirects count for their final target.
@@ -135,17 +141,18 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     options = crawl_options_from(crawl_values, images=images, strip_params=strip, max_url_length=max_url_length,
                                  max_query_variants=max_query_variants)
     out = output.out
+    reports = report_dir if report_dir is not None else default_report_dir(out)
     console = stderr_console()
     with _LiveProgress(quiet) as progress:
         try:
             result = crawl_site(url, out, options=options, base_url=output.base_url, state_path=state_path,
                                 resume=resume, writer_options=output.writer_kwargs(), on_progress=progress.update,
                                 on_problem=print_problem, on_notice=lambda line: console.print(line, markup=False),
-                                handle_signals=True)
+                                handle_signals=True, report_dir=reports)
         except StartUrlError as exc:
             fail(f"{exc.reason}; nothing was published", EXIT_FAILURE)
         except PublishError as exc:
-            fail(f"{exc} (reports written to {out / REPORT_JSON})", EXIT_FAILURE)
+            fail(f"{exc} (reports written to {reports / REPORT_JSON})", EXIT_FAILURE)
     if result.stopped:
         again = ["crawl", url, "--out", str(out), *(["--state", str(state_path)] if state_path else []), "--resume"]
         console.print(f"Interrupted after {result.run.fetched_this_run:,} pages this run; the sitemap set was not "
@@ -157,7 +164,7 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     print_manifest_summary(result.manifest)
     click.echo(f"Crawled {report.pages_crawled:,} URLs in {result.run.elapsed:.1f} s: {report.in_sitemap:,} in the "
                f"sitemap, {report.broken:,} broken, {report.redirects:,} redirects, {report.excluded:,} "
-               f"excluded. Report: {out / REPORT_HTML}")
+               f"excluded. Report: {reports / REPORT_HTML}")
     if not result.complete:
         click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "
                    f"again with --resume and a larger --max-pages (or none). State: {result.state_path}", err=True)

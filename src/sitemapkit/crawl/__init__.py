@@ -22,7 +22,15 @@ from sitemapkit.crawl._options import (
     crawl_options_from,
 )
 from sitemapkit.crawl._reach import StartUrlError
-from sitemapkit.crawl._report import REPORT_HTML, REPORT_JSON, ReportSummary, bar_chart, summarize, write_crawl_reports
+from sitemapkit.crawl._report import (
+    REPORT_HTML,
+    REPORT_JSON,
+    ReportSummary,
+    bar_chart,
+    default_report_dir,
+    summarize,
+    write_crawl_reports,
+)
 from sitemapkit.crawl._state import CrawlState, StateInUseError
 
 __all__ = [
@@ -50,6 +58,7 @@ __all__ = [
     "check_start_url",
     "crawl_options_from",
     "crawl_site",
+    "default_report_dir",
     "default_state_path",
     "extract_page",
     "honest_lastmod",

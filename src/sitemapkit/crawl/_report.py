@@ -34,7 +34,7 @@ from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "write_crawl_reports"]
+__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "default_report_dir", "write_crawl_reports"]
 
 REPORT_JSON = "crawl-report.json"
 REPORT_HTML = "report.html"
@@ -253,10 +253,22 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         fh.writelines(page)
 
 
-def write_crawl_reports(state: CrawlState, out_dir: str | os.PathLike[str], *, complete: bool,
-                        sitemap: Mapping[str, Any] | None = None) -> ReportSummary:
-    """Write ``crawl-report.json`` and ``report.html`` into ``out_dir``; returns the headline numbers."""
+def default_report_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """Where a crawl publishing into ``out_dir`` writes its reports by default: the folder ``<out_dir>-report``
+    beside it (``public/`` -> ``public-report/``), so the reports, which name the crawled (perhaps staging) URLs,
+    are not deployed with the sitemaps."""
     out = Path(out_dir)
+    if not out.name:  # "." or "/"
+        out = out.resolve()
+    return out.with_name(f"{out.name or 'site'}-report")
+
+
+def write_crawl_reports(state: CrawlState, report_dir: str | os.PathLike[str], *, complete: bool,
+                        sitemap: Mapping[str, Any] | None = None) -> ReportSummary:
+    """Write ``crawl-report.json`` and ``report.html`` into ``report_dir`` (created if missing); returns the
+    headline numbers."""
+    out = Path(report_dir)
+    out.mkdir(parents=True, exist_ok=True)
     summary = write_json_report(state, out / REPORT_JSON, complete=complete, sitemap=sitemap)
     write_html_report(state, out / REPORT_HTML, summary, complete=complete)
     return summary

@@ -166,7 +166,8 @@ class Generation:
                        on_excluded=self.on_excluded, on_note=self.on_note)
         report = self._report
         runs = iter_generate_runs(self.inputs, base_url=self.base_url, include=self.include, exclude=self.exclude,
-                                  skip_files=_own_files(self.out_dir), stdin=self.stdin, site=site)
+                                  skip_files=_own_files(self.out_dir, self.inputs), stdin=self.stdin,
+                                  site=site)
         with _fewer_collections(), writer:
             for item in runs:
                 if item.__class__ is EntryRun:  # a URL list's entries, a run at a time
@@ -303,11 +304,22 @@ def _is_data_input(path: str) -> bool:
     return is_data_input(path)
 
 
-def _own_files(out: Path) -> frozenset[Path]:
-    """Files the previous run published into OUT (so a site folder used as OUT does not list its sitemap.html),
-    plus the manifest itself."""
-    names = read_manifest(out)
-    return frozenset(out / n for n in [*names, MANIFEST_NAME])
+#: sitemapkit's report pages, each with the JSON report written beside it: a page of a site folder is taken for
+#: such a report (and not listed) only with its JSON beside it. The names are crawl's ``REPORT_HTML`` /
+#: ``REPORT_JSON`` and audit's (not imported: generate starts without the crawler; tests/cli/test_newcomer.py
+#: checks they agree).
+OWN_REPORTS = (("report.html", "crawl-report.json"), ("audit.html", "audit.json"))
+
+
+def _own_files(out: Path, inputs: Sequence[str] = ()) -> frozenset[Path]:
+    """sitemapkit's own files, never listed as pages of a site folder: what the last run published into OUT or
+    into a site folder given as input (its manifest lists them: sitemap.html and its parts) and the manifest
+    itself, and the crawl and audit report pages found there (an older crawl wrote them beside the sitemaps)."""
+    own: list[Path] = []
+    for folder in {out, *(Path(p) for p in inputs if p != "-" and os.path.isdir(p))}:
+        own.extend(folder / n for n in [*read_manifest(folder), MANIFEST_NAME])
+        own.extend(folder / page for page, data in OWN_REPORTS if (folder / data).is_file())
+    return frozenset(own)
 
 
 def _without_dupe_noise(manifest: Manifest) -> Manifest:
