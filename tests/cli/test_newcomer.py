@@ -199,3 +199,31 @@ def test_generate_knows_the_report_names_crawl_and_audit_write() -> None:
     from sitemapkit.generator._job import OWN_REPORTS
 
     assert OWN_REPORTS == ((REPORT_HTML, REPORT_JSON), (AUDIT_HTML, AUDIT_JSON))
+
+
+# -- 8. an unreachable host is named as such ----------------------------------------------------------------------
+
+
+def test_discover_audit_and_harvest_lead_with_the_connection_failure(tmp_path: Path) -> None:
+    site = f"http://127.0.0.1:{_closed_port()}/"
+    found = run_cli(["discover", site, "--retries", "0"])
+    assert found.returncode == 1
+    assert found.stdout.splitlines()[1].startswith(f"  error SM532: {site} cannot be reached: cannot connect")
+    assert "SM530" not in found.stdout
+    assert "robots.txt" not in found.stdout  # nothing else was tried
+    data = json.loads(run_cli(["discover", site, "--retries", "0", "--format", "json"]).stdout)
+    assert data["discovery"]["unreachable"].startswith("cannot connect")
+
+    audited = run_cli(["audit", site, "--retries", "0", "-q"])
+    assert audited.returncode == 1
+    assert audited.stdout == ""  # no table of zeros, no "1 pages crawled"
+    assert audited.stderr.splitlines() == [
+        f"sitemapkit: error: {site}: the site cannot be reached: {data['discovery']['unreachable']}"]
+
+    hosts = tmp_path / "hosts.txt"
+    hosts.write_text(site + "\n", encoding="utf-8")
+    harvested = run_cli(["harvest", hosts, "-o", tmp_path / "h", "--no-processes", "--workers", "1", "--retries",
+                         "0", "--allow-private-addresses"])
+    assert harvested.returncode == 1
+    assert f"failed 127.0.0.1:{site.rsplit(':', 1)[1].strip('/')}: SM532 {site} cannot be reached: cannot connect" \
+        in harvested.stderr

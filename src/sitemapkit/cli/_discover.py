@@ -51,7 +51,8 @@ def _render_text(found: Discovery | None, roots: list[str], nodes: dict[str, Sit
         status = "no response" if found.robots_status is None else str(found.robots_status)
         n = len(found.robots.sitemaps) if found.robots else 0
         out.append(f"{found.site_url}")
-        out.append(f"robots.txt: {found.robots_url} {status}, {n} sitemap{'s' if n != 1 else ''} listed")
+        if found.unreachable is None:  # else the one problem says why (SM532): nothing else was tried
+            out.append(f"robots.txt: {found.robots_url} {status}, {n} sitemap{'s' if n != 1 else ''} listed")
         hits = [u for u, _, hit in found.probed if hit]
         if found.probed:
             out.append(f"well-known paths: {len(found.probed)} tried, {len(hits)} found")

@@ -36,12 +36,13 @@ class OutputOptions:
     max_bytes: int
     formats: tuple[Format, ...]
     xsl: str | None
-    dedupe: bool
+    dedupe: bool | None  # None: the job's default (generate skips repeats, except in partitioned data)
 
     def writer_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``SitemapSetWriter(out, base_url, **kwargs)``."""
-        return {"gzip": self.gzip, "max_urls": self.max_urls, "max_bytes": self.max_bytes,
-                "formats": self.formats, "xsl": self.xsl, "dedupe": self.dedupe}
+        kwargs = {"gzip": self.gzip, "max_urls": self.max_urls, "max_bytes": self.max_bytes,
+                  "formats": self.formats, "xsl": self.xsl}
+        return kwargs if self.dedupe is None else {**kwargs, "dedupe": self.dedupe}
 
 
 def output_options(func: F) -> F:
@@ -49,11 +50,14 @@ def output_options(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, out: str, base_url: str | None, gzip: bool, urls_per_file: int, bytes_per_file: int,
-                formats: tuple[str, ...], xsl: str | None, keep_duplicates: bool, **kwargs: Any) -> Any:
+                formats: tuple[str, ...], xsl: str | None, keep_duplicates: bool, dedupe: bool,
+                **kwargs: Any) -> Any:
         chosen = tuple(dict.fromkeys(formats)) or ("xml",)
-        kwargs.pop("dedupe", None)  # the default now
+        if keep_duplicates and dedupe:
+            raise click.UsageError("--keep-duplicates and --dedupe contradict each other")
+        wanted = False if keep_duplicates else True if dedupe else None
         output = OutputOptions(Path(out), base_url, gzip, urls_per_file, bytes_per_file,
-                               chosen, xsl, not keep_duplicates)  # type: ignore[arg-type]
+                               chosen, xsl, wanted)  # type: ignore[arg-type]
         return func(*args, output=output, **kwargs)
 
     options = [
@@ -80,7 +84,9 @@ def output_options(func: F) -> F:
         click.option("--keep-duplicates", is_flag=True,
                      help="Write a URL given more than once every time (by default repeats are skipped, the first "
                           "one wins, and counted in the summary; skipping keeps ~70 bytes per URL in memory)."),
-        click.option("--dedupe", is_flag=True, hidden=True),  # the default since --keep-duplicates
+        click.option("--dedupe", is_flag=True,
+                     help="Partitioned DATA: skip repeated URLs too (every worker then reads every file); other "
+                          "inputs skip them by default."),
         renamed_option("--max-urls", "--urls-per-file"),
         renamed_option("--max-bytes", "--bytes-per-file"),
     ]

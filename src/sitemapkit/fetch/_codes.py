@@ -1,5 +1,5 @@
 """The fetch layer's problem codes (SM5xx): fetching and walking sitemaps (SM501-SM517), reading robots.txt
-(SM520-SM529) and discovery (SM530-SM531). The face imports this module, so importing any part of the layer
+(SM520-SM529) and discovery (SM530-SM532). The face imports this module, so importing any part of the layer
 registers them (see ``core/_problems.define_code``); the modules that report them import them from here.
 """
 
@@ -38,6 +38,7 @@ __all__ = [
     "SM529",
     "SM530",
     "SM531",
+    "SM532",
 ]
 
 _AREA = "fetch"
@@ -108,3 +109,7 @@ SM530 = define_code("SM530", Severity.ERROR, "no sitemap found",
                     "Add 'Sitemap: <URL>' to robots.txt (RULES.md 17).", area=_AREA)
 SM531 = define_code("SM531", Severity.WARNING, "sitemap found only at a well-known path",
                     "Announce it in robots.txt with 'Sitemap: <absolute URL>' (RULES.md 17).", area=_AREA)
+SM532 = define_code("SM532", Severity.ERROR, "site cannot be reached",
+                    "Neither robots.txt nor the home page answered (no connection, DNS, TLS or a timeout; the "
+                    "message gives the cause): check the address and that the server is up and reachable from "
+                    "here.", area=_AREA)

@@ -108,7 +108,7 @@ class Generation:
         max_bytes: int = MAX_SITEMAP_BYTES,
         formats: Sequence[Format] = ("xml",),
         xsl: str | None = None,
-        dedupe: bool = True,
+        dedupe: bool | None = None,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         allow_cross_host: bool = False,
@@ -143,6 +143,8 @@ class Generation:
         self._writer: SitemapSetWriter | None = None
         self.partitioned = workers is not None or scheduler is not None or any(
             _is_data_input(p) for p in self.inputs)
+        if dedupe is None:  # partitioned data is written as is: skipping repeats there makes every task read all
+            self.writer_kwargs["dedupe"] = not self.partitioned
         if self.partitioned:
             self._check_partitioned()
         elif workers is not None and workers < 1:
@@ -244,8 +246,9 @@ def generate(
     CSV / JSONL files, written in parallel on Dask: ``pip install 'sitemapkit[harvest]'``).
 
     Options: ``gzip``, ``max_urls``, ``max_bytes``, ``formats`` (``xml``, ``txt``, ``html``), ``xsl``,
-    ``dedupe`` (True by default: a URL given again is skipped, the first one wins, and counted in
-    ``result.duplicates``; False writes every one); ``include`` / ``exclude`` (globs on file or URL paths);
+    ``dedupe`` (by default a URL given again is skipped, the first one wins, and counted in
+    ``result.duplicates``; False writes every one; partitioned data is written as is unless True, which makes
+    every partition task read every file); ``include`` / ``exclude`` (globs on file or URL paths);
     ``allow_cross_host`` (write URLs on other hosts than ``base_url``; else reported as SM608 and skipped);
     ``state`` (a JSON file: lastmod of site pages moves only when their content does); ``workers`` /
     ``scheduler`` (partitioned data); callbacks ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and
