@@ -227,3 +227,57 @@ def test_discover_audit_and_harvest_lead_with_the_connection_failure(tmp_path: P
     assert harvested.returncode == 1
     assert f"failed 127.0.0.1:{site.rsplit(':', 1)[1].strip('/')}: SM532 {site} cannot be reached: cannot connect" \
         in harvested.stderr
+
+
+# -- 10. a directory where a file is expected: exit 2 in every command --------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["urls", "{d}"],
+    ["validate", "{d}"],
+    ["diff", "{d}", "{d}"],
+    ["robots", "{d}", "--add", "https://shop.acme.net/sitemap.xml"],
+    ["submit", "{d}", "--key", "abcdefgh12", "--dry-run"],
+    ["submit", "https://shop.acme.net/sitemap.xml", "--key", "abcdefgh12", "--dry-run", "--state", "{d}"],
+    ["submit", "https://shop.acme.net/sitemap.xml", "--google-credentials", "{d}"],
+    ["harvest", "{d}", "-o", "{tmp}/h"],
+    ["audit", "https://shop.acme.net/", "--sitemap", "{d}"],
+    ["generate", "{d}/../urls.txt", "-o", "{tmp}/o", "--base-url", BASE, "--state", "{d}"],
+    ["crawl", "http://127.0.0.1:9/", "-o", "{tmp}/o", "--state", "{d}"],
+], ids=lambda a: " ".join(a[:1] + [x for x in a[1:] if x.startswith("--")][:1]))
+def test_a_directory_where_a_file_is_read_exits_2(tmp_path: Path, args: list[str]) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "notes.md").write_text("not a sitemap\n", encoding="utf-8")
+    (tmp_path / "urls.txt").write_text(f"{BASE}a\n", encoding="utf-8")
+    done = run_cli([a.format(d=folder, tmp=tmp_path) for a in args])
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "folder" in done.stderr  # the message names the path
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_text_sitemap_named_xml_is_read_with_a_warning_in_urls_and_validate(tmp_path: Path) -> None:
+    doc = tmp_path / "sitemap.xml"
+    doc.write_text(f"{BASE}a\n{BASE}b\n", encoding="utf-8")
+    listed = run_cli(["urls", doc])
+    assert listed.stdout.splitlines() == [f"{BASE}a", f"{BASE}b"]
+    warning = f"{doc}:1:1: warning SM137: {doc} is named .xml but holds a text sitemap (one URL a line): read as text"
+    assert listed.stderr.splitlines() == [warning]
+    checked = run_cli(["validate", doc])
+    assert checked.returncode == 0
+    assert checked.stdout.splitlines()[0] == warning
+    named_right = tmp_path / "sitemap.txt"
+    named_right.write_text(f"{BASE}a\n", encoding="utf-8")
+    assert run_cli(["urls", named_right]).stderr == ""
+
+
+def test_sm324_does_not_call_an_old_date_the_generation_time(tmp_path: Path) -> None:
+    doc = tmp_path / "sitemap.xml"
+    doc.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                   + "".join(f"<url><loc>{BASE}p{i}</loc><lastmod>2024-04-01</lastmod></url>" for i in range(20))
+                   + "</urlset>", encoding="utf-8")
+    out = run_cli(["validate", doc, "--now", "2024-05-01T00:00:00Z"]).stdout
+    [line] = [line for line in out.splitlines() if "SM324" in line and "lastmod 2024-04-01" in line]
+    assert "that is the generation time" not in line
+    assert "rarely when each page last changed" in line

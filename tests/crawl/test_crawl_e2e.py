@@ -26,6 +26,7 @@ import sitemapkit.cli._crawl as cli_crawl
 from sitemapkit.crawl import crawl_site
 from tests.support.cli import run_cli
 from tests.support.server import LocalServer, Response
+from tests.support.signals import sigint_default
 from tests.support.testsite import LAST_MODIFIED_W3C, GeneratedSite
 
 pytestmark = pytest.mark.e2e
@@ -43,7 +44,7 @@ def run_crawl(url: str, out: Path, *args: str, timeout: float = 120) -> subproce
 
 def start_crawl(url: str, out: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), *FAST, *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.support.server import LocalServer, Request, Response
+from tests.support.signals import sigint_default
 
 PAGES = 12
 #: Each page answers after this delay: the crawl (concurrency 1) lasts long enough to be watched live.
@@ -112,7 +113,8 @@ def start_web(data_home: Path, *args: str, port: int | None = None, wait: bool =
     port = port or free_port()
     env = {**os.environ, "XDG_DATA_HOME": str(data_home)}
     proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", "web", "--no-browser", "--port", str(port), *args],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)  # Ctrl-C stops it even in a suite with SIGINT ignored
     server = WebServer(proc, port, data_home)
     if wait:
         deadline = time.monotonic() + 20

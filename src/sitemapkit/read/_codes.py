@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sitemapkit.core import Severity, define_alias, define_code
 
-__all__ = ["DUPLICATE_LOC", "STRICT_FATAL"]
+__all__ = ["DUPLICATE_LOC", "STRICT_FATAL", "TEXT_NAMED_XML", "named_xml"]
 
 _E, _W = Severity.ERROR, Severity.WARNING
 _A = "reader"
@@ -124,6 +124,18 @@ TOO_MANY_CHILDREN = define_code(
     "Keep an entry's children within the caps (1,000 images, alternates or videos per <url>, 1,000 of any other "
     "element): the first ones are read, the rest dropped while reading, so one entry cannot take unbounded memory.",
     area=_A)
+TEXT_NAMED_XML = define_code(
+    "SM137", _W, "text sitemap in a file named .xml",
+    "The name says XML but the content is a text sitemap (one URL a line), so it is read as text: name it .txt "
+    "(and update robots.txt or the index that lists it), or write an XML urlset.", area=_A)
+
+
+def named_xml(source: str) -> bool:
+    """Whether a file name or URL path ends in .xml or .xml.gz (the content should then be XML)."""
+    name = source.split("?", 1)[0].split("#", 1)[0].lower()
+    return name.endswith((".xml", ".xml.gz"))
+
+
 #: Warnings that strict mode treats as errors (everything but advisory findings such as duplicates and feed
 #: items without a link).
 STRICT_FATAL: frozenset[str] = frozenset(

@@ -109,7 +109,7 @@ LASTMOD_PRECISION = _code("SM322", _E, "lastmod precision the XSD rejects (year,
                           "write a full date, or a time with seconds", "<lastmod>2024-05</lastmod>")
 LASTMOD_FUTURE = _code("SM323", _W, "lastmod is in the future", "write when the page last changed, not a future date",
                        "<lastmod>2999-01-01</lastmod>")
-LASTMOD_SAME = _code("SM324", _W, "every entry has the same lastmod (looks like the generation time)",
+LASTMOD_SAME = _code("SM324", _W, "every entry has the same lastmod (rarely each page's last change)",
                      "write each page's own modification time, or leave lastmod out",
                      "1,000 entries all with <lastmod>2024-05-01T10:00:00Z</lastmod>")
 CHANGEFREQ_INVALID = _code("SM325", _E, "changefreq is not one of always, hourly, daily, weekly, monthly, yearly, "
