@@ -159,10 +159,16 @@ def test_crawl_publishes_only_sitemaps_and_names_its_report_folder(server: Local
     assert notes == ["note: the sitemaps list URLs on 127.0.0.1, a local or placeholder host (validate warns: "
                      "SM307); to publish them, crawl again with --base-url https://<the site's public host>/"]
 
+    # Reports an earlier version published into --out are taken out of it.
+    (public / "crawl-report.json").write_text('{"start_url": "x", "pages_crawled": 1, "broken": []}',
+                                              encoding="utf-8")
+    (public / "report.html").write_text("<html></html>", encoding="utf-8")
     elsewhere = tmp_path / "reports"
     done = run_cli(["crawl", server.url("/"), "--out", public, "--state", tmp_path / "s.db",
                     "--report-dir", elsewhere, "--base-url", BASE])
     assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in public.iterdir()) == [".sitemapkit-manifest.json", "sitemap.xml"]
+    assert f"removed crawl-report.json, report.html from {public}" in done.stderr
     assert (elsewhere / "report.html").is_file()
     assert f"Report: {elsewhere / 'report.html'}" in done.stdout
     assert "local or placeholder host" not in done.stderr  # a public --base-url: nothing to say

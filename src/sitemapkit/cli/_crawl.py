@@ -118,6 +118,7 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     Only pages a search engine should index go into the sitemap: status 200 HTML, not noindex (meta or
     X-Robots-Tag), canonical to itself, allowed by robots.txt; redirects count for their final target.
     A start URL that cannot be crawled (unreachable, HTTP error, robots.txt) ends the crawl with its cause.
+    Sitemaps on a local or placeholder host (127.0.0.1, localhost, example.com) get a note naming --base-url.
 
     Staging: with --base-url on another origin than URL, every page URL under the crawled origin and path
     is written under --base-url (hreflang and image URLs too); the report keeps the crawled URLs.

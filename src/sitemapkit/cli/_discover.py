@@ -127,7 +127,8 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
     followed (depth, count and byte limits apply). URL may also be a sitemap or index to start from.
 
     Each sitemap is shown with its type, HTTP status, entry count, size, time, how it was found, and its
-    problems. Exit status 1 when no sitemap was found or any sitemap has errors.
+    problems. Exit status 1 when no sitemap was found or any sitemap has errors. A site that does not answer at
+    all (robots.txt and the home page) is reported as such, with the cause (SM532).
 
     \b
     Example:

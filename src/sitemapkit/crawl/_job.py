@@ -44,7 +44,7 @@ from sitemapkit.core import (
 from sitemapkit.crawl._crawler import SM701, Crawler, check_start_url
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._reach import StartUrlError, start_failure
-from sitemapkit.crawl._report import ReportSummary, default_report_dir, write_crawl_reports
+from sitemapkit.crawl._report import ReportSummary, default_report_dir, remove_published_reports, write_crawl_reports
 from sitemapkit.crawl._state import CrawlState
 from sitemapkit.write import Manifest, SitemapSetWriter
 
@@ -280,5 +280,9 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
         manifest = writer.manifest
         assert manifest is not None
         report = write_crawl_reports(state, reports, complete=summary.complete, sitemap=manifest.to_dict())
+        stale = remove_published_reports(out, reports)
+        if stale and on_notice is not None:
+            on_notice(f"removed {', '.join(stale)} from {out}: an earlier crawl published its reports there; they "
+                      f"are in {reports} now")
     return CrawlResult(start, out, state_file, published_at, summary, report, manifest, mapping, not_written,
                        reports)

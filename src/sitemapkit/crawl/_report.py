@@ -34,7 +34,8 @@ from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "default_report_dir", "write_crawl_reports"]
+__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "default_report_dir", "remove_published_reports",
+           "write_crawl_reports"]
 
 REPORT_JSON = "crawl-report.json"
 REPORT_HTML = "report.html"
@@ -261,6 +262,28 @@ def default_report_dir(out_dir: str | os.PathLike[str]) -> Path:
     if not out.name:  # "." or "/"
         out = out.resolve()
     return out.with_name(f"{out.name or 'site'}-report")
+
+
+def remove_published_reports(out_dir: Path, report_dir: Path) -> list[str]:
+    """Remove the reports an earlier crawl wrote into the published folder ``out_dir`` (before they moved to the
+    report folder), when the report folder is elsewhere. Only a ``crawl-report.json`` that is a crawl report (its
+    keys) is removed, with the ``report.html`` beside it. Returns the names removed."""
+    if out_dir.resolve() == report_dir.resolve():
+        return []
+    try:
+        data = json.loads((out_dir / REPORT_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not (isinstance(data, dict) and {"start_url", "pages_crawled", "broken"} <= data.keys()):
+        return []
+    removed = []
+    for name in (REPORT_JSON, REPORT_HTML):
+        try:
+            (out_dir / name).unlink()
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
 
 
 def write_crawl_reports(state: CrawlState, report_dir: str | os.PathLike[str], *, complete: bool,
