@@ -287,3 +287,13 @@ def test_sm324_does_not_call_an_old_date_the_generation_time(tmp_path: Path) -> 
     [line] = [line for line in out.splitlines() if "SM324" in line and "lastmod 2024-04-01" in line]
     assert "that is the generation time" not in line
     assert "rarely when each page last changed" in line
+
+
+def test_the_default_report_folder_is_beside_the_published_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                ) -> None:
+    from sitemapkit.crawl import default_report_dir
+
+    assert default_report_dir("public/") == Path("public-report")
+    assert default_report_dir("/srv/www/public") == Path("/srv/www/public-report")
+    monkeypatch.chdir(tmp_path)
+    assert default_report_dir(".") == tmp_path.with_name(tmp_path.name + "-report")

@@ -259,9 +259,9 @@ def default_report_dir(out_dir: str | os.PathLike[str]) -> Path:
     beside it (``public/`` -> ``public-report/``), so the reports, which name the crawled (perhaps staging) URLs,
     are not deployed with the sitemaps."""
     out = Path(out_dir)
-    if not out.name:  # "." or "/"
+    if not out.name:  # "."
         out = out.resolve()
-    return out.with_name(f"{out.name or 'site'}-report")
+    return out.with_name(f"{out.name}-report") if out.name else out / "sitemapkit-report"  # "/": inside it
 
 
 def remove_published_reports(out_dir: Path, report_dir: Path) -> list[str]:
