@@ -34,7 +34,7 @@ def site() -> Iterator[AuditSite]:
 def audited(site: AuditSite, tmp_path_factory: pytest.TempPathFactory
             ) -> tuple[AuditSite, Path, dict[str, Any], CliResult]:
     out = tmp_path_factory.mktemp("audit")
-    done = run_audit(site.base + "/", "--out", str(out), "--format", "json")
+    done = run_audit(site.base + "/", "--report-dir", str(out), "--format", "json")
     assert done.returncode == 0, done.stderr
     return site, out, json.loads(done.stdout), done
 

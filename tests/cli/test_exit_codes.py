@@ -16,6 +16,7 @@ import pytest
 from sitemapkit.cli import main
 from tests.support.cli import CliResult, run_cli
 from tests.support.server import LocalServer, Response
+from tests.support.signals import sigint_default
 
 BASE = "https://example.com/"
 INTERVAL_ENV = {"SITEMAPKIT_PROGRESS_INTERVAL": "0.1"}
@@ -71,7 +72,7 @@ def _interrupt(args: list[str], *, wait_for: str | None = None, stdin: bytes | N
     send SIGINT, and return what it printed."""
     env = {**os.environ, **INTERVAL_ENV}
     proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=sigint_default)
     assert proc.stdin is not None
     assert proc.stderr is not None
     if stdin is not None:
@@ -139,7 +140,7 @@ def test_ctrl_c_while_generate_reads_standard_input_exits_130(tmp_path: Path) ->
     env = {**os.environ, **INTERVAL_ENV}
     proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", "generate", "-", "--out", str(out),
                              "--base-url", BASE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=env, preexec_fn=sigint_default)
     assert proc.stdin is not None
     proc.stdin.write(b"https://example.com/a\n")
     proc.stdin.flush()

@@ -160,7 +160,7 @@ def test_a_small_case_by_hand(tmp_path: Path) -> None:
     path.write_bytes(urlset([url("https://example.com/a?x=1&amp;y=2", "<lastmod>2024-01-02</lastmod>"
                                  "<changefreq>daily</changefreq><priority>0.5</priority>"),
                              url("https://example.com/caf\u00e9"), url("https://example.com/a?x=1&amp;y=2")]))
-    warning = f"{path}:5: warning SM123: duplicate loc https://example.com/a?x=1&y=2\n"  # before that entry
+    warning = f"{path}:5: warning SM306: duplicate loc https://example.com/a?x=1&y=2\n"  # before that entry
     text, rc = run([str(path)])
     assert (text, rc) == ("https://example.com/a?x=1&y=2\nhttps://example.com/caf%C3%A9\n" + warning
                           + "https://example.com/a?x=1&y=2\n", 0)
@@ -170,7 +170,7 @@ def test_a_small_case_by_hand(tmp_path: Path) -> None:
         "loc,lastmod,changefreq,priority,kind,source\n"
         f"https://example.com/a?x=1&y=2,2024-01-02,daily,0.5,url,{path}\n"
         f"https://example.com/caf%C3%A9,,,,url,{path}\n" + warning)
-    lines = [line for line in run([str(path), "--format", "jsonl"])[0].splitlines() if "SM123" not in line]
+    lines = [line for line in run([str(path), "--format", "jsonl"])[0].splitlines() if "SM306" not in line]
     assert [json.loads(line)["loc"] for line in lines] == ["https://example.com/a?x=1&y=2",
                                                            "https://example.com/caf%C3%A9",
                                                            "https://example.com/a?x=1&y=2"]

@@ -32,6 +32,7 @@ SHARED_MEANING = {
     "--key": "the IndexNow key",
     "--out": "the directory the command writes its results into",
     "--quiet": "no progress on standard error",
+    "--report-dir": "the directory the command writes its reports into (never published: crawl's sitemaps go to --out)",
     "--scheduler": "the address of a Dask scheduler",
     "--stall-timeout": "a response that sends no bytes for this long has stalled",
     "--state": "the file the command keeps its own working state in (its format is the command's)",

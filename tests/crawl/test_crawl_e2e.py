@@ -26,6 +26,7 @@ import sitemapkit.cli._crawl as cli_crawl
 from sitemapkit.crawl import crawl_site
 from tests.support.cli import run_cli
 from tests.support.server import LocalServer, Response
+from tests.support.signals import sigint_default
 from tests.support.testsite import LAST_MODIFIED_W3C, GeneratedSite
 
 pytestmark = pytest.mark.e2e
@@ -43,7 +44,7 @@ def run_crawl(url: str, out: Path, *args: str, timeout: float = 120) -> subproce
 
 def start_crawl(url: str, out: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "sitemapkit", "crawl", url, "--out", str(out), *FAST, *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
 
 
 @dataclass
@@ -91,7 +92,7 @@ def read_result(out: Path) -> Result:
             imgs = [i.findtext("image:loc", namespaces=NS) for i in url.findall("image:image", NS)]
             if imgs:
                 images[loc] = imgs  # type: ignore[assignment]
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((out.with_name(out.name + "-report") / "crawl-report.json").read_text())
     return Result(locs, alternates, images, report)
 
 
@@ -186,7 +187,7 @@ def test_lastmod_alternates_and_images(site: tuple[LocalServer, GeneratedSite], 
 def test_report_html_is_self_contained(site: tuple[LocalServer, GeneratedSite], reference: Result,
                                        tmp_path_factory: pytest.TempPathFactory) -> None:
     out = Path(reference.report["sitemap"]["out_dir"])  # type: ignore[index]
-    page = (out / "report.html").read_text()
+    page = (out.with_name(out.name + "-report") / "report.html").read_text()
     assert "<svg" in page
     assert "<style>" in page
     # Scripts: the tables' rows as JSON data, and the one inline table script (its hash is what a server allows).
@@ -215,7 +216,7 @@ def test_stop_after_n_pages_then_resume_gives_the_same_result(site: tuple[LocalS
     first = run_crawl(srv.url("/"), out, "--images", "--max-pages", "600")
     assert first.returncode == 0, first.stderr
     assert "--resume" in first.stderr
-    partial = json.loads((out / "crawl-report.json").read_text())
+    partial = json.loads((out.with_name(out.name + "-report") / "crawl-report.json").read_text())
     assert partial["complete"] is False
     assert partial["pages_crawled"] <= 600
     hits_before = len(srv.requests)

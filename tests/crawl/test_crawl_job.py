@@ -76,7 +76,7 @@ def test_staging_crawl_maps_urls_onto_the_base_url(server: LocalServer, tmp_path
         ("en", "https://cafe.example.org/en/"), ("fr", "https://cafe.example.org/fr/")}
     assert en.findtext("image:image/image:loc", namespaces=NS) == "https://cafe.example.org/img/en.png"
     # The crawl report keeps the URLs as crawled.
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((out.with_name(out.name + "-report") / "crawl-report.json").read_text())
     assert report["start_url"] == crawled
     assert [b["url"] for b in report["broken"]] == [crawled + "gone"]
 

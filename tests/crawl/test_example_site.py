@@ -40,7 +40,7 @@ def test_example_site_crawl(tmp_path: Path) -> None:
     assert locs == {base + p for p in ("/", "/about.html", "/blog/", "/blog/first-post.html",
                                        "/blog/second-post.html", "/docs/getting-started.html")}
     assert root.xpath("//image:loc/text()", namespaces=NS) == [base + "/images/beans.svg"]
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((tmp_path / "site-sitemaps-report" / "crawl-report.json").read_text())  # beside --out
     assert [(b["url"], b["status"], b["referrers"]) for b in report["broken"]] == [
         (base + "/old-page.html", 404, [base + "/"])]
     reasons = {e["url"]: e["reason"] for e in report["excluded"]}
@@ -48,4 +48,5 @@ def test_example_site_crawl(tmp_path: Path) -> None:
     assert reasons[base + "/blog/print.html"] == "canonical"
     assert reasons[base + "/drafts/wip.html"] == "robots"
     assert reasons[base + "/menu.pdf"] == "non-HTML"
-    assert (out / "report.html").is_file()
+    assert (tmp_path / "site-sitemaps-report" / "report.html").is_file()
+    assert not (out / "report.html").exists()  # nothing but sitemaps is published

@@ -396,7 +396,7 @@ def test_lastmod_memo_and_duplicate_limit_behave_the_same_both_ways(monkeypatch:
             for i in range(12000)]
     data = f'<urlset xmlns="{NS}">\n' + "\n".join(rows) + "\n</urlset>\n"
     events = _same_both_ways(data.encode())
-    dups = [e for e in events if isinstance(e, Problem) and e.code == "SM123"]
+    dups = [e for e in events if isinstance(e, Problem) and e.code == "SM306"]
     assert len([e for e in events if type(e) is UrlEntry]) == 12000
     assert dups
     assert all(d.location.line is not None for d in dups)

@@ -55,7 +55,7 @@ REAL_WORLD: dict[str, set[str]] = {
     '034_wp-sitemap.xml': {'SM301'},  # index 7 E
     '035_wp-sitemap-posts-post-1.xml': {'SM301'},  # urlset 11 E
     '036_wp-sitemap-users-1.xml': {'SM300'},  # urlset 2 E
-    '037_news-sitemap.xml': {'SM213'},  # text 0 E
+    '037_news-sitemap.xml': {'SM213', 'SM137'},  # text 0 E (a template named .xml, read as text)
     '038_sitemap.xml': set(),  # urlset 76
     '039_baidusitemap.xml': set(),  # urlset 27
     '040_sitemap.txt': {'SM309'},  # text 5 E
@@ -74,7 +74,7 @@ REAL_WORLD: dict[str, set[str]] = {
     '053_baidusitemap.xml': {'SM307'},  # urlset 18
     '054_sitemap.xml': {'SM307'},  # urlset 18
     '055_news-sitemap.xml': {'SM421'},  # urlset 2
-    '056_news-sitemap.xml': {'SM213'},  # text 0 E
+    '056_news-sitemap.xml': {'SM213', 'SM137'},  # text 0 E (a template named .xml, read as text)
     '057_news-sitemap.xml': {'SM421'},  # urlset 4
     '058_sitemap.xml.gz': {'SM324'},  # urlset 31
     '059_sitemap.xml': {'SM324'},  # urlset 31

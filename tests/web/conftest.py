@@ -20,6 +20,7 @@ import pytest
 
 from tests.support.ports import read_port
 from tests.support.server import LocalServer, Request, Response
+from tests.support.signals import sigint_default
 
 PAGES = 12
 #: Each page answers after this delay: the crawl (concurrency 1) lasts long enough to be watched live.
@@ -106,7 +107,8 @@ def start_web(data_home: Path, *args: str) -> WebServer:
     """Start ``sitemapkit web --port 0`` and read the port it bound from the address it prints."""
     env = {**os.environ, "XDG_DATA_HOME": str(data_home)}
     proc = subprocess.Popen([sys.executable, "-m", "sitemapkit", "web", "--no-browser", "--port", "0", *args],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)  # Ctrl-C stops it even in a suite with SIGINT ignored
     assert proc.stdout is not None
     try:
         port, _ = read_port(proc.stdout, r"sitemapkit web: http://[^ ]*:(\d+)/", timeout=20)

@@ -284,7 +284,8 @@ def test_the_form_offers_changefreq_priority_rules_and_images_in_its_own_words(w
     assert re.search(r'<input type="checkbox" name="images"', page)
     assert "Google ignores changefreq and priority" in page
     helps = re.findall(r'<span id="[a-z_]+-help" class="muted small">([^<]*)', page)
-    assert helps and not [h for h in helps if "--" in h]  # no CLI flag in the form's help
+    assert helps
+    assert not [h for h in helps if "--" in h]  # no CLI flag in the form's help
     status, _, body = post_form(web, "/crawls", [("csrf_token", csrf_token(web)), ("url", "http://a.test/"),
                                                  ("rule", "/blog/* weight=1")])
     assert status == 400

@@ -34,7 +34,7 @@ def test_output_options_can_decorate_another_command(tmp_path: Path) -> None:
     [opts] = seen
     assert opts.base_url is None
     assert opts.writer_kwargs() == {"gzip": True, "max_urls": 10, "max_bytes": 52_428_800,
-                                    "formats": ("xml", "html"), "xsl": "default", "dedupe": False}
+                                    "formats": ("xml", "html"), "xsl": "default"}
     w = sitemapkit.SitemapSetWriter(opts.out, "https://example.com/", **opts.writer_kwargs())
     w.add(sitemapkit.UrlEntry("https://example.com/"))
     manifest = w.close()

@@ -192,7 +192,7 @@ def test_help_has_an_example() -> None:
     assert res.returncode == 0
     assert "Example:" in res.stdout
     for option in ("--out", "--base-url", "--gzip", "--urls-per-file", "--bytes-per-file", "--format", "--xsl",
-                   "--dedupe",
+                   "--keep-duplicates",
                    "--include-path", "--exclude-path"):
         assert option in res.stdout
 

@@ -44,6 +44,7 @@ class Inventory:
     sitemaps: list[SitemapInfo] = field(default_factory=list)
     robots: RobotsTxt | None = None
     problems: list[str] = field(default_factory=list)
+    unreachable: str | None = None  # the site could not be reached at all: the cause
 
 
 def _located(data: bytes, source: str, max_bytes: int | None) -> list[Located]:
@@ -63,6 +64,7 @@ def read_sitemaps(sources: list[str], store: AuditStore, settings: FetchSettings
             if event.robots is not None and event.robots_status is not None:
                 inv.robots = event.robots
             inv.problems.extend(p.message for p in event.problems)
+            inv.unreachable = inv.unreachable or event.unreachable
         elif isinstance(event, Located):
             pending.append(event)
         elif isinstance(event, DocumentDone):

@@ -30,7 +30,7 @@ from sitemapkit.audit._findings import CATEGORIES, LIVE_CATEGORIES, AuditOptions
 from sitemapkit.audit._inventory import SitemapInfo, read_sitemaps, static_findings
 from sitemapkit.audit._live import LiveResult, check_url
 from sitemapkit.audit._store import AuditStore, Listing, PageRecord
-from sitemapkit.core import ConfigurationError
+from sitemapkit.core import ConfigurationError, FetchError
 from sitemapkit.crawl import Crawler, CrawlState, UrlNormalizer
 from sitemapkit.fetch import AddressPolicy, FetchSettings, HttpClient, RetryPolicy, RobotsTxt, Timeouts, fetch_robots
 
@@ -232,7 +232,8 @@ def audit(site: str, options: AuditOptions | None = None, *, state_path: str | P
     """Audit ``site``'s sitemaps against the live site (see the module docstring).
 
     Example: ``result = audit("https://example.com/")``; ``result.summary()``, ``result.findings("orphan")``;
-    :func:`sitemapkit.audit.write_reports` writes audit.json, audit.csv and audit.html."""
+    :func:`sitemapkit.audit.write_reports` writes audit.json, audit.csv and audit.html. Raises
+    :class:`~sitemapkit.FetchError` naming the cause when the site cannot be reached at all."""
     o = options or AuditOptions()
     say = progress or (lambda _msg: None)
     normalizer = UrlNormalizer(o.crawl.strip_params)
@@ -244,6 +245,8 @@ def audit(site: str, options: AuditOptions | None = None, *, state_path: str | P
         say("reading sitemaps")
         inv = read_sitemaps(list(o.sitemaps) or [site], store, _fetch_settings(o), normalizer,
                             on_sitemap=lambda s: say(f"read {s.url}: {s.urls:,} URLs"))
+        if inv.unreachable is not None and not inv.sitemaps:  # nothing to audit, nothing to crawl: say why
+            raise FetchError(f"the site cannot be reached: {inv.unreachable}", url=start)
         static_findings(store, uniform_min=o.uniform_min, uniform_share=o.uniform_share,
                         slack=timedelta(hours=o.lastmod_slack_hours))
         count, targets = _targets(store, o.sample, o.seed)

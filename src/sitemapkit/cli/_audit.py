@@ -51,8 +51,10 @@ def _fail_on(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.argument("site")
 @click.option("--sitemap", "sitemaps", multiple=True, metavar="URL",
               help="Audit this sitemap (URL or file; repeatable) instead of discovering the site's.")
-@click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+@click.option("--report-dir", "out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Write audit.json, audit.csv and audit.html into DIR.")
+@click.option("--out", "-o", "old_out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              hidden=True)  # --report-dir's name before crawl's reports moved there too (issue 26)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
               help="What standard output shows: a summary, the JSON report, or the CSV.")
 @click.option("--fail-on", callback=_fail_on, default=None, metavar="LIST",
@@ -65,7 +67,8 @@ def _fail_on(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
               help="Keep the audit's working set in this SQLite file (default: in memory).")
 @audit_crawl_options
 @quiet_option
-def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt: str, fail_on: frozenset[str],
+def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, old_out: Path | None, fmt: str,
+                  fail_on: frozenset[str],
                   sample: int | None, seed: int | None, no_crawl: bool, state_path: str | None,
                   crawl_values: dict[str, Any], quiet: bool) -> None:
     """Audit SITE's sitemaps against the live site: find the sitemaps, read
@@ -82,7 +85,7 @@ def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt
 
     \b
     Example:
-      sitemapkit audit https://example.com/ --out audit/
+      sitemapkit audit https://example.com/ --report-dir audit/
       sitemapkit audit https://example.com/ --format json > audit.json
       sitemapkit audit https://example.com/ --fail-on not_found,redirect
       sitemapkit audit https://example.com/ --sample 1000 --seed 1
@@ -103,7 +106,7 @@ def audit_command(site: str, *, sitemaps: tuple[str, ...], out: Path | None, fmt
 
     result = audit(site, options, state_path=state_path, progress=progress)
     try:
-        _finish(result, out, fmt, fail_on, quiet)
+        _finish(result, out or old_out, fmt, fail_on, quiet)
     finally:
         result.close()
 

@@ -349,6 +349,8 @@ def run_main(group: click.Group, argv: Sequence[str] | None) -> None:
         group.main(args=list(argv) if argv is not None else None, prog_name="sitemapkit", standalone_mode=True)
     except (ConfigurationError, InvalidValueError) as exc:
         fail(str(exc), EXIT_USAGE)
+    except (IsADirectoryError, FileNotFoundError) as exc:  # a folder where a file is read, a missing input: usage
+        fail(str(exc) if isinstance(exc, SitemapkitError) else f"{exc.filename}: {exc.strerror or exc}", EXIT_USAGE)
     except SitemapkitError as exc:
         fail(str(exc), EXIT_FAILURE)
     except (Interrupted, KeyboardInterrupt):

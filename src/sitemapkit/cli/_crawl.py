@@ -1,13 +1,15 @@
 """``sitemapkit crawl``: crawl a site, publish its sitemap set and write the crawl reports.
 
 Only adapts the library: :func:`sitemapkit.crawl_site` does the job (crawl into a state file, publish through the
-write layer, write ``crawl-report.json`` and ``report.html``); this module parses the options and prints.
+write layer, write ``crawl-report.json`` and ``report.html`` into the report folder); this module parses the options
+and prints.
 """
 
 from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -37,6 +39,7 @@ from sitemapkit.crawl import (
     StartUrlError,
     crawl_options_from,
     crawl_site,
+    default_report_dir,
 )
 
 __all__ = ["crawl"]
@@ -100,20 +103,24 @@ class _LiveProgress:
               show_default=True, metavar="N", help="Trap protection: skip longer URLs.")
 @click.option("--keep-tracking-params", is_flag=True, help="Do not remove the default tracking/session parameters.")
 @click.option("--fail-on-broken", is_flag=True, help="Exit with status 1 when broken links were found.")
+@click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Write crawl-report.json and report.html into DIR (default: OUT-report beside --out, so the "
+                   "published folder holds the sitemaps only).")
 @output_options
 @quiet_option
 @submit_options
 def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, resume: bool,
           max_query_variants: int, max_url_length: int, keep_tracking_params: bool, fail_on_broken: bool,
-          output: OutputOptions, quiet: bool = False, **submit: Any) -> None:
+          report_dir: Path | None, output: OutputOptions, quiet: bool = False, **submit: Any) -> None:
     """Crawl a site from URL and publish its sitemaps in DIR, with a broken-link and indexability report
-    (DIR/crawl-report.json, DIR/report.html).
+    written beside it, not into it (DIR-report/crawl-report.json and DIR-report/report.html; --report-dir).
 
     Only pages a search engine should index go into the sitemap: status 200 HTML, not noindex (meta or
     X-Robots-Tag), canonical to itself, allowed by robots.txt; redirects count for their final target.
     A start URL that cannot be crawled (unreachable, HTTP error, robots.txt) ends the crawl with its cause.
     URL may be a bare host (example.com, 127.0.0.1:8000): https is tried first, then http when https does
     not connect; a line on standard error says which was used.
+    Sitemaps on a local or placeholder host (127.0.0.1, localhost, example.com) get a note naming --base-url.
 
     Staging: with --base-url on another origin than URL, every page URL under the crawled origin and path
     is written under --base-url (hreflang and image URLs too); the report keeps the crawled URLs.
@@ -138,17 +145,18 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     options = crawl_options_from(crawl_values, strip_params=strip, max_url_length=max_url_length,
                                  max_query_variants=max_query_variants)
     out = output.out
+    reports = report_dir if report_dir is not None else default_report_dir(out)
     console = stderr_console()
     with _LiveProgress(quiet) as progress:
         try:
             result = crawl_site(url, out, options=options, base_url=output.base_url, state_path=state_path,
                                 resume=resume, writer_options=output.writer_kwargs(), on_progress=progress.update,
                                 on_problem=print_problem, on_notice=lambda line: console.print(line, markup=False),
-                                handle_signals=True)
+                                handle_signals=True, report_dir=reports)
         except StartUrlError as exc:
             fail(f"{exc.reason}; nothing was published", EXIT_FAILURE)
         except PublishError as exc:
-            fail(f"{exc} (reports written to {out / REPORT_JSON})", EXIT_FAILURE)
+            fail(f"{exc} (reports written to {reports / REPORT_JSON})", EXIT_FAILURE)
     if result.stopped:
         again = ["crawl", url, "--out", str(out), *(["--state", str(state_path)] if state_path else []), "--resume"]
         console.print(f"Interrupted after {result.run.fetched_this_run:,} pages this run; the sitemap set was not "
@@ -161,7 +169,7 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     images = f" ({report.broken_images:,} of them images)" if report.broken_images else ""
     click.echo(f"Crawled {report.pages_crawled:,} URLs in {result.run.elapsed:.1f} s: {report.in_sitemap:,} in the "
                f"sitemap, {report.broken:,} broken{images}, {report.redirects:,} redirects, {report.excluded:,} "
-               f"excluded. Report: {out / REPORT_HTML}")
+               f"excluded. Report: {reports / REPORT_HTML}")
     if not result.complete:
         click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "
                    f"again with --resume and a larger --max-pages (or none). State: {result.state_path}", err=True)

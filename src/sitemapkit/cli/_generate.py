@@ -89,7 +89,9 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     file, otherwise an index of the files. Files are written under temporary names and moved into place, the
     index last; files of an earlier run that are no longer part of the set are removed.
 
-    Bad input lines are reported as FILE:LINE and skipped (the first 20 of each code, then a count); the exit
+    A URL given more than once is written once, the first wins (the summary counts the others; --keep-duplicates
+    writes all). In a site folder, sitemapkit's own files (its manifest's sitemaps, the crawl reports) are not
+    pages. Bad input lines are reported as FILE:LINE and skipped (the first 20 of each code, then a count); the exit
     status is then 1. So are URLs on another scheme, host or port than --base-url (a sitemap lists its own
     host's URLs), unless --allow-cross-host.
 

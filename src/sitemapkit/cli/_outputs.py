@@ -1,7 +1,7 @@
 """The output options every command that writes a sitemap set shares, and the summary it prints.
 
 ``output_options`` is a decorator adding ``--out``, ``--base-url``, ``--gzip``, ``--urls-per-file``,
-``--bytes-per-file``, ``--format`` (repeatable), ``--xsl`` and ``--dedupe``; the command receives them as one
+``--bytes-per-file``, ``--format`` (repeatable), ``--xsl`` and ``--keep-duplicates``; the command receives them as one
 ``output`` keyword, an :class:`OutputOptions`. ``generate`` and ``crawl`` both use it, so they spell these options
 the same way.
 """
@@ -36,12 +36,13 @@ class OutputOptions:
     max_bytes: int
     formats: tuple[Format, ...]
     xsl: str | None
-    dedupe: bool
+    dedupe: bool | None  # None: the job's default (generate skips repeats, except in partitioned data)
 
     def writer_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``SitemapSetWriter(out, base_url, **kwargs)``."""
-        return {"gzip": self.gzip, "max_urls": self.max_urls, "max_bytes": self.max_bytes,
-                "formats": self.formats, "xsl": self.xsl, "dedupe": self.dedupe}
+        kwargs = {"gzip": self.gzip, "max_urls": self.max_urls, "max_bytes": self.max_bytes,
+                  "formats": self.formats, "xsl": self.xsl}
+        return kwargs if self.dedupe is None else {**kwargs, "dedupe": self.dedupe}
 
 
 def output_options(func: F) -> F:
@@ -49,10 +50,14 @@ def output_options(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, out: str, base_url: str | None, gzip: bool, urls_per_file: int, bytes_per_file: int,
-                formats: tuple[str, ...], xsl: str | None, dedupe: bool, **kwargs: Any) -> Any:
+                formats: tuple[str, ...], xsl: str | None, keep_duplicates: bool, dedupe: bool,
+                **kwargs: Any) -> Any:
         chosen = tuple(dict.fromkeys(formats)) or ("xml",)
+        if keep_duplicates and dedupe:
+            raise click.UsageError("--keep-duplicates and --dedupe contradict each other")
+        wanted = False if keep_duplicates else True if dedupe else None
         output = OutputOptions(Path(out), base_url, gzip, urls_per_file, bytes_per_file,
-                               chosen, xsl, dedupe)  # type: ignore[arg-type]
+                               chosen, xsl, wanted)  # type: ignore[arg-type]
         return func(*args, output=output, **kwargs)
 
     options = [
@@ -76,7 +81,12 @@ def output_options(func: F) -> F:
                           "next to the sitemaps and uses it. Chromium-based browsers now show a banner that XSLT "
                           "support is being removed, over the page heading: for a page people read, use "
                           "--format html."),
-        click.option("--dedupe", is_flag=True, help="Skip repeated URLs (keeps one hash per URL in memory)."),
+        click.option("--keep-duplicates", is_flag=True,
+                     help="Write a URL given more than once every time (by default repeats are skipped, the first "
+                          "one wins, and counted in the summary; skipping keeps ~70 bytes per URL in memory)."),
+        click.option("--dedupe", is_flag=True,
+                     help="Partitioned DATA: skip repeated URLs too (every worker then reads every file); other "
+                          "inputs skip them by default."),
         renamed_option("--max-urls", "--urls-per-file"),
         renamed_option("--max-bytes", "--bytes-per-file"),
     ]
@@ -107,5 +117,9 @@ def print_manifest_summary(manifest: Manifest) -> None:
                + (f" (index of {len(sitemaps)} sitemaps)" if manifest.index is not None else ""))
     if manifest.duplicates:
         click.echo(f"Skipped {plural(manifest.duplicates, 'duplicate URL')}.")
+    if manifest.dedupe_limit is not None:
+        click.echo(f"Note: repeats were looked for among the first {manifest.dedupe_limit:,} distinct URLs only "
+                   "(memory stays bounded); a URL first given after those and given again was written twice "
+                   "(sort -u the input first to be sure).")
     if manifest.removed:
         click.echo(f"Removed {plural(len(manifest.removed), 'stale file')} of the previous run.")

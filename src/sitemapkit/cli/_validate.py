@@ -15,7 +15,6 @@ from sitemapkit.cli._common import (
     check_sources,
     fail,
     plural,
-    quiet_option,
 )
 from sitemapkit.core import ConfigurationError, InputError, Severity
 from sitemapkit.validate import (
@@ -86,7 +85,8 @@ class _Counts:
 @click.option("--allow-private-addresses", is_flag=True,
               help="For URL sources: let child sitemaps and redirects reach loopback, private, link-local and other "
                    "special addresses (refused by default, except the class of the given URL's own address).")
-@quiet_option
+@click.option("--quiet", "-q", is_flag=True,
+              help="Print the summary and the tally per code only: no problem lines, no progress.")
 def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, allow_cross_host: bool,
              base_url: str | None, fail_on: str, no_xsd: bool, allow_private_addresses: bool = False,
              quiet: bool = False, max_problems: int = MAX_PROBLEMS_PER_CODE) -> None:
@@ -100,6 +100,8 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
 
     The report is the output: it goes to standard output, problems included; progress and errors go to
     standard error. Exit status 1 when the sources are not valid (warnings count with --fail-on warning).
+    The text report lists the first 5 problems of each code per file, then one line counting the rest
+    ("… and 99,995 more SM307"); --format json and junit list every problem; -q prints the summary only.
 
     \b
     Example:
@@ -132,7 +134,7 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
     elif fmt == "sarif":
         out = format_sarif(report)
     else:
-        out = format_text(report)
+        out = format_text(report, summary_only=quiet)
     sys.stdout.write(out)
     sys.stdout.flush()
     ok = report.passes(Severity.WARNING if fail_on == "warning" else Severity.ERROR)

@@ -17,6 +17,7 @@ from sitemapkit.core._errors import (
     InvalidEntryError,
     InvalidValueError,
     LimitExceededError,
+    MissingExtraError,
     NotAFileError,
     ParseError,
     PublishError,
@@ -24,6 +25,7 @@ from sitemapkit.core._errors import (
     SourceNotFoundError,
     StoreError,
     TooManyRedirectsError,
+    require_extra,
 )
 from sitemapkit.core._extensions import (
     Alternate,
@@ -74,6 +76,8 @@ from sitemapkit.core._model import (
     is_canonical_loc,
 )
 from sitemapkit.core._problems import (
+    CODE_ALIASES,
+    CODE_CAUSES,
     CODES,
     QUOTE_CHARS,
     Location,
@@ -81,14 +85,16 @@ from sitemapkit.core._problems import (
     ProblemCode,
     ProblemTally,
     Severity,
+    define_alias,
     define_code,
+    describe_causes,
     escape_controls,
     escape_json_controls,
     quote_value,
     shorten,
 )
 from sitemapkit.core._scratch import ScratchDir
-from sitemapkit.core._seen import SEEN, SEEN_EXACT, SeenSet
+from sitemapkit.core._seen import EXACT_IN_MEMORY, SEEN, SEEN_EXACT, ExactSeen, SeenSet
 from sitemapkit.core._spill import SpillList
 from sitemapkit.core._urls import (
     SIMPLE_URI,
@@ -96,6 +102,7 @@ from sitemapkit.core._urls import (
     has_credentials,
     iri_to_uri,
     is_absolute_http_url,
+    is_placeholder_host,
     is_url_source,
     normalize_loc,
     redact_credentials,
@@ -122,7 +129,10 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "CODES",
+    "CODE_ALIASES",
+    "CODE_CAUSES",
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
+    "EXACT_IN_MEMORY",
     "HINT_HELP",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
@@ -148,6 +158,7 @@ __all__ = [
     "Alternate",
     "Changefreq",
     "ConfigurationError",
+    "ExactSeen",
     "FetchError",
     "HTTPStatusError",
     "HintRule",
@@ -158,6 +169,7 @@ __all__ = [
     "LastMod",
     "LimitExceededError",
     "Location",
+    "MissingExtraError",
     "News",
     "NotAFileError",
     "ParseError",
@@ -194,8 +206,10 @@ __all__ = [
     "canonical_image",
     "canonical_loc_entry",
     "canonical_url_entry",
+    "define_alias",
     "define_code",
     "depth_priority",
+    "describe_causes",
     "entry_from_dict",
     "entry_to_dict",
     "escape_controls",
@@ -205,6 +219,7 @@ __all__ = [
     "iri_to_uri",
     "is_absolute_http_url",
     "is_canonical_loc",
+    "is_placeholder_host",
     "is_url_source",
     "lastmod_of_valid_form",
     "lazy_names",
@@ -217,6 +232,7 @@ __all__ = [
     "plain_image",
     "quote_value",
     "redact_credentials",
+    "require_extra",
     "run_isolated",
     "shorten",
     "simple_iri_to_uri",

@@ -6,6 +6,7 @@ Every exception the library raises on purpose derives from :class:`SitemapkitErr
     ├── InvalidValueError (also ValueError)     you asked for something invalid
     │   └── InvalidEntryError                   an entry / extension value that breaks the protocol
     ├── ConfigurationError (also ValueError)    options that cannot work together (limits, paths, ...)
+    │   └── MissingExtraError                   an optional capability's libraries are not installed
     ├── InputError                              the input (a sitemap, a list of URLs) is invalid
     │   ├── ParseError                          raised in strict mode; carries the first error Problem
     │   └── LimitExceededError                  a size / count / time budget was exceeded while reading
@@ -23,6 +24,8 @@ values, collected alongside the results.
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -36,6 +39,7 @@ __all__ = [
     "InvalidEntryError",
     "InvalidValueError",
     "LimitExceededError",
+    "MissingExtraError",
     "NotAFileError",
     "ParseError",
     "PublishError",
@@ -43,6 +47,7 @@ __all__ = [
     "SourceNotFoundError",
     "StoreError",
     "TooManyRedirectsError",
+    "require_extra",
 ]
 
 
@@ -82,6 +87,33 @@ class ConfigurationError(SitemapkitError, ValueError):
     Example: ``write_sitemaps(entries, "public/", "https://example.com/", max_urls=60_000)`` raises it (above the
     protocol's 50,000).
     """
+
+
+class MissingExtraError(ConfigurationError):
+    """An optional capability needs libraries that are not installed (its ``pip install 'sitemapkit[extra]'``).
+    ``extra`` names the extra; the message says what needs it and how to install it.
+
+    Example: ``sitemapkit harvest`` without dask raises it; the command line prints "sitemapkit harvest needs the
+    harvest extra: pip install 'sitemapkit[harvest]'" and exits with status 2, as for any configuration error.
+    """
+
+    def __init__(self, message: str, *, extra: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+
+def require_extra(extra: str, modules: Sequence[str], what: str) -> None:
+    """Find ``modules`` (the extra's libraries) or raise :class:`MissingExtraError`: "WHAT needs the EXTRA
+    extra: pip install 'sitemapkit[EXTRA]' (No module named ...)". Called when an optional capability starts, so
+    a missing library is one clear line, not a traceback from deep inside the job."""
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None  # located, not imported (the job imports it)
+        except (ImportError, ValueError):  # a parent package is missing
+            found = False
+        if not found:
+            raise MissingExtraError(f"{what} needs the {extra} extra: pip install 'sitemapkit[{extra}]' (no module "
+                                    f"named {name!r})", extra=extra)
 
 
 class InputError(SitemapkitError):

@@ -8,13 +8,17 @@ from dataclasses import dataclass
 
 __all__ = [
     "CODES",
+    "CODE_ALIASES",
+    "CODE_CAUSES",
     "QUOTE_CHARS",
     "Location",
     "Problem",
     "ProblemCode",
     "ProblemTally",
     "Severity",
+    "define_alias",
     "define_code",
+    "describe_causes",
     "escape_controls",
     "escape_json_controls",
     "quote_value",
@@ -153,6 +157,12 @@ class ProblemCode:
     fix: str
     area: str
 
+    @property
+    def cause(self) -> str:
+        """Why the problem happens, for the user docs (given by the defining layer with :func:`describe_causes`;
+        "" when none was given)."""
+        return CODE_CAUSES.get(self.code, "")
+
     def problem(
         self,
         location: Location,
@@ -171,14 +181,34 @@ class ProblemCode:
 CODES: dict[str, ProblemCode] = {}
 
 
+#: Why each code's problem happens (code -> a sentence or two), for the user docs (``docs/codes.md``).
+CODE_CAUSES: dict[str, str] = {}
+#: Codes sitemapkit no longer prints, each with the code that replaced it (old -> new), for the docs.
+CODE_ALIASES: dict[str, str] = {}
+
+
 def define_code(code: str, severity: Severity, title: str, fix: str, *, area: str) -> ProblemCode:
     """Register a problem code. Codes are unique and stable: ``SM1xx`` reader, ``SM2xx``-``SM4xx`` validator,
-    ``SM5xx`` fetch/discover, ``SM6xx`` writer, ``SM7xx`` crawler."""
-    if code in CODES:
+    ``SM5xx`` fetch/discover, ``SM6xx`` writer, ``SM7xx`` crawler (a concept two layers report has one code,
+    defined by the lower layer: SM306, a URL listed twice, is the reader's)."""
+    if code in CODES or code in CODE_ALIASES:
         raise RuntimeError(f"problem code {code} defined twice")
     pc = ProblemCode(code, severity, title, fix, area)
     CODES[code] = pc
     return pc
+
+
+def describe_causes(causes: dict[str, str]) -> None:
+    """Give the cause of each of a layer's codes (code -> why it happens), shown in the user docs beside the
+    title and the fix."""
+    CODE_CAUSES.update(causes)
+
+
+def define_alias(old: str, new: str) -> None:
+    """Record that code ``old`` is printed as ``new`` now (one concept, one code); the docs list it."""
+    if old in CODES or new not in CODES:
+        raise RuntimeError(f"alias {old} -> {new}: {old} must be unused and {new} defined")
+    CODE_ALIASES[old] = new
 
 
 class ProblemTally:

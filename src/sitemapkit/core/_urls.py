@@ -22,6 +22,7 @@ __all__ = [
     "has_credentials",
     "iri_to_uri",
     "is_absolute_http_url",
+    "is_placeholder_host",
     "is_url_source",
     "normalize_loc",
     "redact_credentials",
@@ -249,3 +250,21 @@ def normalize_loc(url: str, *, field: str = "loc") -> str:
             value=url,
         )
     return uri
+
+
+# Hosts a published sitemap should not name: this machine, and the documentation and placeholder names.
+_PLACEHOLDER_HOSTS = frozenset({
+    "localhost", "example.com", "example.org", "example.net", "yoursite.com", "yourdomain.com", "your-domain.com",
+    "mysite.com", "mydomain.com", "domain.com", "site.com", "none", "null", "undefined", "0.0.0.0",  # noqa: S104
+    "[::1]", "::1", "your-site.com", "yourwebsite.com",
+})
+_PLACEHOLDER_SUFFIXES = (".local", ".localhost", ".example", ".invalid", ".test", ".example.com", ".example.org",
+                         ".example.net", ".yoursite.com", ".yourdomain.com")
+
+
+def is_placeholder_host(host: str) -> bool:
+    """localhost, 127.x, ::1, example.com and friends, ``*.local``, ``*.test``, ``None``, yoursite.com ...: a host
+    that is fine for tests and local previews and wrong in a published sitemap (validate's SM307, crawl's word
+    about ``--base-url``)."""
+    h = host.lower().rstrip(".")
+    return h in _PLACEHOLDER_HOSTS or h.startswith("127.") or h.endswith(_PLACEHOLDER_SUFFIXES)

@@ -51,6 +51,7 @@ from sitemapkit.core import (
     TooManyRedirectsError,
     bare_host_url,
     define_code,
+    describe_causes,
     is_absolute_http_url,
     redact_credentials,
     url_argument_problem,
@@ -99,6 +100,8 @@ _parse_http_date = parse_http_date
 SM701 = define_code("SM701", Severity.WARNING, "crawled page could not be written to the sitemap",
                      "The page's URL (or an image URL on it) breaks the protocol, e.g. longer than 2,048 characters "
                      "once encoded; shorten it or exclude it with --exclude.", area="crawl")
+describe_causes({"SM701": "An indexable page's URL, or an image URL on it, cannot be written to a sitemap (too "
+                          "long once encoded, or otherwise against the protocol)."})
 
 
 @dataclass

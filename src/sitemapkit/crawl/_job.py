@@ -39,13 +39,14 @@ from sitemapkit.core import (
     PublishError,
     SitemapHints,
     UrlEntry,
+    is_placeholder_host,
     run_isolated,
 )
 from sitemapkit.crawl._crawler import SM701, Crawler, check_start_url
 from sitemapkit.crawl._images import title_lookup
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
 from sitemapkit.crawl._reach import StartUrlError, start_failure
-from sitemapkit.crawl._report import ReportSummary, write_crawl_reports
+from sitemapkit.crawl._report import ReportSummary, default_report_dir, remove_published_reports, write_crawl_reports
 from sitemapkit.crawl._state import CrawlState
 from sitemapkit.write import Manifest, SitemapSetWriter
 
@@ -124,6 +125,17 @@ class UrlMapping:
                 f"under {self.base}")
 
 
+def local_origin_notice(published_at: str) -> str | None:
+    """The one line a crawl prints when its sitemaps will list URLs on a local or placeholder host (127.0.0.1,
+    localhost, ::1, example.com, *.test, ...): such a set is for a preview, and ``--base-url`` names the public
+    address. None for any other host."""
+    host = urlsplit(published_at).hostname or ""
+    if not is_placeholder_host(host):
+        return None
+    return (f"note: the sitemaps list URLs on {host}, a local or placeholder host (validate warns: SM307); to "
+            "publish them, crawl again with --base-url https://<the site's public host>/")
+
+
 def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = None,
                     hints: SitemapHints | None = None) -> Iterator[UrlEntry]:
     """The sitemap's entries from a crawl state, by URL: every indexable page with its lastmod, confirmed
@@ -150,7 +162,7 @@ def sitemap_entries(state: CrawlState, map_url: Callable[[str], str] | None = No
 class CrawlResult:
     """What :func:`crawl_site` did. ``manifest`` is None when the crawl was stopped (nothing published); ``mapping``
     is set for a staging crawl (URLs rewritten onto ``base_url``); ``not_written`` counts pages whose URL the
-    protocol rejects (each reported as SM701)."""
+    protocol rejects (each reported as SM701); ``report_dir`` holds ``crawl-report.json`` and ``report.html``."""
 
     start_url: str
     out_dir: Path
@@ -161,6 +173,7 @@ class CrawlResult:
     manifest: Manifest | None
     mapping: UrlMapping | None
     not_written: int
+    report_dir: Path
 
     @property
     def stopped(self) -> bool:
@@ -213,9 +226,11 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
                on_progress: Callable[[CrawlProgress], None] | None = None,
                on_problem: Callable[[Problem], None] | None = None,
                on_notice: Callable[[str], None] | None = None,
-               handle_signals: bool = False, now: Callable[[], datetime] | None = None) -> CrawlResult:
+               handle_signals: bool = False, now: Callable[[], datetime] | None = None,
+               report_dir: str | os.PathLike[str] | None = None) -> CrawlResult:
     """Crawl the site at ``url``, publish its sitemap set in ``out_dir`` and write ``crawl-report.json`` and
-    ``report.html`` there. Example::
+    ``report.html`` into ``report_dir`` (default :func:`default_report_dir`: ``<out_dir>-report`` beside it, so
+    what is published holds the sitemaps only). Example::
 
         from sitemapkit import crawl_site, CrawlOptions
         result = crawl_site("https://example.com/", "public/", options=CrawlOptions(max_pages=500))
@@ -240,6 +255,7 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
     out = Path(out_dir)
     SitemapSetWriter(out, base_url or site_root(start), **writer_kwargs)  # checks only, creates nothing
     state_file = _state_file(start, state_path, out, resume)
+    reports = Path(report_dir) if report_dir is not None else default_report_dir(out)
     created_out = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     state_file.parent.mkdir(parents=True, exist_ok=True)
@@ -247,8 +263,8 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
         crawler = Crawler(url, state, options, now=now)
         summary = run_isolated(_run(crawler, resume, on_progress, handle_signals))
         if summary.stopped:
-            report = write_crawl_reports(state, out, complete=False)
-            return CrawlResult(start, out, state_file, base_url or "", summary, report, None, None, 0)
+            report = write_crawl_reports(state, reports, complete=False)
+            return CrawlResult(start, out, state_file, base_url or "", summary, report, None, None, 0, reports)
         failure = run_isolated(start_failure(state, crawler.start_url, connect_timeout=options.connect_timeout))
         if failure is not None:
             if created_out:
@@ -262,6 +278,9 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
         mapping = UrlMapping.between(crawled_root, base_url) if base_url else None
         if mapping is not None and on_notice is not None:
             on_notice(mapping.describe())
+        local = local_origin_notice(published_at)
+        if local is not None and on_notice is not None:
+            on_notice(local)
         not_written = 0
         try:
             titles = title_lookup(state, mapping.source_of if mapping is not None else None)
@@ -274,9 +293,14 @@ def crawl_site(url: str, out_dir: str | os.PathLike[str], *, options: CrawlOptio
                         if on_problem is not None:
                             on_problem(SM701.problem(Location(entry.loc), f"not written to the sitemap: {exc}"))
         except PublishError:
-            write_crawl_reports(state, out, complete=summary.complete)
+            write_crawl_reports(state, reports, complete=summary.complete)
             raise
         manifest = writer.manifest
         assert manifest is not None
-        report = write_crawl_reports(state, out, complete=summary.complete, sitemap=manifest.to_dict())
-    return CrawlResult(start, out, state_file, published_at, summary, report, manifest, mapping, not_written)
+        report = write_crawl_reports(state, reports, complete=summary.complete, sitemap=manifest.to_dict())
+        stale = remove_published_reports(out, reports)
+        if stale and on_notice is not None:
+            on_notice(f"removed {', '.join(stale)} from {out}: an earlier crawl published its reports there; they "
+                      f"are in {reports} now")
+    return CrawlResult(start, out, state_file, published_at, summary, report, manifest, mapping, not_written,
+                       reports)

@@ -36,7 +36,8 @@ from sitemapkit.crawl._state import FETCHED, CrawlState, UrlRow
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "report_script_hashes", "write_crawl_reports"]
+__all__ = ["REPORT_HTML", "REPORT_JSON", "ReportSummary", "default_report_dir", "remove_published_reports",
+           "report_script_hashes", "write_crawl_reports"]
 
 REPORT_JSON = "crawl-report.json"
 REPORT_HTML = "report.html"
@@ -339,10 +340,44 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
         fh.writelines(page)
 
 
-def write_crawl_reports(state: CrawlState, out_dir: str | os.PathLike[str], *, complete: bool,
-                        sitemap: Mapping[str, Any] | None = None) -> ReportSummary:
-    """Write ``crawl-report.json`` and ``report.html`` into ``out_dir``; returns the headline numbers."""
+def default_report_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """Where a crawl publishing into ``out_dir`` writes its reports by default: the folder ``<out_dir>-report``
+    beside it (``public/`` -> ``public-report/``), so the reports, which name the crawled (perhaps staging) URLs,
+    are not deployed with the sitemaps."""
     out = Path(out_dir)
+    if not out.name:  # "."
+        out = out.resolve()
+    return out.with_name(f"{out.name}-report") if out.name else out / "sitemapkit-report"  # "/": inside it
+
+
+def remove_published_reports(out_dir: Path, report_dir: Path) -> list[str]:
+    """Remove the reports an earlier crawl wrote into the published folder ``out_dir`` (before they moved to the
+    report folder), when the report folder is elsewhere. Only a ``crawl-report.json`` that is a crawl report (its
+    keys) is removed, with the ``report.html`` beside it. Returns the names removed."""
+    if out_dir.resolve() == report_dir.resolve():
+        return []
+    try:
+        data = json.loads((out_dir / REPORT_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not (isinstance(data, dict) and {"start_url", "pages_crawled", "broken"} <= data.keys()):
+        return []
+    removed = []
+    for name in (REPORT_JSON, REPORT_HTML):
+        try:
+            (out_dir / name).unlink()
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
+def write_crawl_reports(state: CrawlState, report_dir: str | os.PathLike[str], *, complete: bool,
+                        sitemap: Mapping[str, Any] | None = None) -> ReportSummary:
+    """Write ``crawl-report.json`` and ``report.html`` into ``report_dir`` (created if missing); returns the
+    headline numbers."""
+    out = Path(report_dir)
+    out.mkdir(parents=True, exist_ok=True)
     summary = write_json_report(state, out / REPORT_JSON, complete=complete, sitemap=sitemap)
     write_html_report(state, out / REPORT_HTML, summary, complete=complete)
     return summary

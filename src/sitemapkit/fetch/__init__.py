@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         TransportRequest,
         TransportResponse,
     )
+    from sitemapkit.fetch._tree import format_tree, tree_dict
     from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem, WalkOptions, walk
 
 _WHERE: dict[str, str] = {
@@ -95,6 +96,8 @@ _WHERE: dict[str, str] = {
     "WalkOptions": "sitemapkit.fetch._walk",
     "discover": "sitemapkit.fetch._discover",
     "fetch_robots": "sitemapkit.fetch._discover",
+    "format_tree": "sitemapkit.fetch._tree",
+    "tree_dict": "sitemapkit.fetch._tree",
     "local_child": "sitemapkit.fetch._sources",
     "local_set": "sitemapkit.fetch._sources",
     "open_sources": "sitemapkit.fetch._sources",
@@ -142,6 +145,7 @@ __all__ = [
     "decode_robots",
     "discover",
     "fetch_robots",
+    "format_tree",
     "is_site_url",
     "is_sitemap_body",
     "iterate_async",
@@ -150,6 +154,7 @@ __all__ = [
     "open_sources",
     "resolve_site_url",
     "robots_url_for",
+    "tree_dict",
     "url_key",
     "walk",
     "walk_site",

@@ -1,11 +1,11 @@
 """The fetch layer's problem codes (SM5xx): fetching and walking sitemaps (SM501-SM517), reading robots.txt
-(SM520-SM529) and discovery (SM530-SM531). The face imports this module, so importing any part of the layer
+(SM520-SM529) and discovery (SM530-SM532). The face imports this module, so importing any part of the layer
 registers them (see ``core/_problems.define_code``); the modules that report them import them from here.
 """
 
 from __future__ import annotations
 
-from sitemapkit.core import Severity, define_code
+from sitemapkit.core import Severity, define_code, describe_causes
 from sitemapkit.fetch._binary import MESSAGE
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "SM529",
     "SM530",
     "SM531",
+    "SM532",
 ]
 
 _AREA = "fetch"
@@ -108,3 +109,49 @@ SM530 = define_code("SM530", Severity.ERROR, "no sitemap found",
                     "Add 'Sitemap: <URL>' to robots.txt (RULES.md 17).", area=_AREA)
 SM531 = define_code("SM531", Severity.WARNING, "sitemap found only at a well-known path",
                     "Announce it in robots.txt with 'Sitemap: <absolute URL>' (RULES.md 17).", area=_AREA)
+SM532 = define_code("SM532", Severity.ERROR, "site cannot be reached",
+                    "Neither robots.txt nor the home page answered (no connection, DNS, TLS or a timeout; the "
+                    "message gives the cause): check the address and that the server is up and reachable from "
+                    "here.", area=_AREA)
+
+# Why each fetch problem happens (the user docs, docs/codes.md, show it beside the title and the fix).
+describe_causes({
+    "SM501": "The sitemap's URL gave no usable answer: the connection failed or was reset, the server stalled or "
+             "ran past the deadline, or the body arrived incomplete.",
+    "SM502": "The server answered with a 4xx or 5xx status instead of the sitemap (removed, moved without a "
+             "redirect, protected, or failing).",
+    "SM503": "Redirects loop back or go on longer than the redirect limit.",
+    "SM504": "The sitemap is larger than the byte budget (50 MiB uncompressed by default), or a gzip bomb.",
+    "SM505": "The URL answered with something else than a sitemap: usually an HTML page (an error or login page, "
+             "a soft 404).",
+    "SM506": "The walk reached a sitemap it had read already: listed twice, or reached again through a redirect.",
+    "SM507": "Indexes are nested deeper than --max-index-depth.",
+    "SM508": "The walk reached --max-sitemaps; the sitemaps past it were not read.",
+    "SM509": "The walk reached --max-urls; it stopped there.",
+    "SM510": "An index lists another index; Google does not follow nested indexes.",
+    "SM511": "An index lists a sitemap on another host than its own.",
+    "SM512": "The sitemap's URL redirects: robots.txt or the index names an old address.",
+    "SM513": "The document broke the reader in an unexpected way (the message says how).",
+    "SM514": "A sitemap had more problems than are listed; the count is given.",
+    "SM515": "The sitemap, a redirect or a child points at a loopback, private, link-local or other special "
+             "address, which fetches refuse by default (server-side request forgery).",
+    "SM516": "The URL or file holds binary data (an image, an archive, a program), not a sitemap.",
+    "SM517": "A local index lists a sitemap whose file is not in the index's own folder.",
+    "SM520": "robots.txt answered with an error status other than 404/410, or could not be fetched; crawlers "
+             "then assume the whole site is disallowed.",
+    "SM521": "A robots.txt line looks like a misspelled Sitemap directive (Site-map, Sitemaps, Sitmap).",
+    "SM522": "A Sitemap line in robots.txt gives a relative URL; the directive needs an absolute one.",
+    "SM523": "A Sitemap line lacks the colon after the directive name.",
+    "SM524": "An empty Sitemap: line is followed by a line holding the URL.",
+    "SM525": "robots.txt holds a bare URL line; it was taken as a sitemap.",
+    "SM526": "robots.txt lists the same sitemap more than once.",
+    "SM527": "A Sitemap line's URL cannot be used (not http(s), malformed).",
+    "SM528": "robots.txt is not UTF-8, or starts with a byte order mark.",
+    "SM529": "A Sitemap: line has no URL after it.",
+    "SM530": "The site answered, but robots.txt names no sitemap and none was found at the well-known paths "
+             "(/sitemap.xml, ...) or in the home page's <link rel=\"sitemap\">.",
+    "SM531": "A sitemap answers at a well-known path, but robots.txt does not announce it.",
+    "SM532": "Neither robots.txt nor the home page gave any answer: the host name does not resolve, nothing "
+             "listens on the port, a firewall drops the connection, TLS fails, or the server does not answer "
+             "in time.",
+})

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.core import FetchError, Location, Problem, iri_to_uri, is_absolute_http_url
-from sitemapkit.fetch._codes import SM520, SM530, SM531
+from sitemapkit.fetch._codes import SM520, SM530, SM531, SM532
 from sitemapkit.fetch._http import HttpClient, HttpResponse
 from sitemapkit.fetch._robots import RobotsTxt, robots_url_for, url_key
 from sitemapkit.fetch._walk import FoundVia, SitemapSeed, WalkItem, WalkOptions, walk
@@ -50,7 +50,8 @@ HOME_MAX_BYTES = 2 * 1024 * 1024
 class Discovery:
     """What :func:`discover` found. ``robots_status`` is None when robots.txt could not be fetched at all;
     ``probed`` lists every well-known URL tried with its status (None: no response) and whether it was a
-    sitemap; ``seeds`` are the sitemaps to walk, in the order found."""
+    sitemap; ``seeds`` are the sitemaps to walk, in the order found. ``unreachable`` is the cause when neither
+    robots.txt nor the home page answered (the site cannot be reached: nothing else was tried, SM532)."""
 
     site_url: str
     robots_url: str
@@ -59,6 +60,7 @@ class Discovery:
     seeds: tuple[SitemapSeed, ...]
     probed: tuple[tuple[str, int | None, bool], ...] = ()
     problems: tuple[Problem, ...] = ()
+    unreachable: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +73,7 @@ class Discovery:
             "probed": [{"url": u, "status": s, "sitemap": hit} for u, s, hit in self.probed],
             "seeds": [{"url": s.url, "found_via": s.found_via.value} for s in self.seeds],
             "problems": [p.to_dict() for p in self.problems],
+            "unreachable": self.unreachable,
         }
 
 
@@ -162,6 +165,11 @@ async def discover(
     parts = urlsplit(site_url)
     root = f"{parts.scheme.lower()}://{parts.netloc}/"
     robots, robots_status = await fetch_robots(client, root)
+    if robots_status is None:
+        cause = await _no_answer(client, root)
+        if cause is not None:  # the site cannot be reached: say so, and try nothing else
+            problem = SM532.problem(Location(root), f"{root} cannot be reached: {cause}")
+            return Discovery(site_url, robots.url, robots, None, (), (), (problem,), unreachable=cause)
     problems: list[Problem] = list(robots.problems)
     seeds: list[SitemapSeed] = []
     keys: set[str] = set()
@@ -212,6 +220,16 @@ async def discover(
                                                       "<link rel=\"sitemap\">" if probe != "never" else
                                                       "robots.txt names no sitemap"))
     return Discovery(site_url, robots.url, robots, robots_status, tuple(seeds), tuple(probed), tuple(problems))
+
+
+async def _no_answer(client: HttpClient, root: str) -> str | None:
+    """robots.txt gave no response: the home page is asked once. The reason it gave no response either (the
+    connection failure and its cause), or None when it answered (the site is up; robots.txt alone failed)."""
+    try:
+        await client.get(root, max_bytes=HOME_MAX_BYTES)
+    except FetchError as exc:
+        return exc.reason
+    return None
 
 
 async def walk_site(

@@ -60,13 +60,13 @@ CAP = 20
 class GenerateResult:
     """What a generate run published and what it skipped.
 
-    ``manifest`` is the published set; ``errors`` counts the input lines (or rows) skipped; ``counts`` holds the
-    number of problems of each code and ``problems`` the first :data:`CAP` of each; ``excluded`` counts the pages
-    of site folders left out per reason (``robots``, ``noindex``, ``canonical``); ``changed`` lists the URLs
-    whose content is new or changed since the last run (with a ``state``); ``partitions`` is the number of
-    partitions written in parallel (0 for a single-process run). With ``lastmod="git"``, ``lastmod_counts``
-    holds the pages dated by git (``"git"``) and those that fell back per reason, ``lastmod_summary`` says so in
-    a line and ``shallow_warning`` names a shallow clone (None when there is none).
+    ``manifest`` is the published set; ``errors`` counts the input lines (or rows) skipped; ``counts`` holds the number
+    of problems of each code and ``problems`` the first :data:`CAP` of each; ``excluded`` counts the pages of site
+    folders left out per reason (``robots``, ``noindex``, ``canonical``); ``changed`` lists the URLs whose content
+    is new or changed since the last run (with a ``state``); ``partitions`` is the number of partitions written in
+    parallel (0 for a single-process run); ``duplicates`` the URLs skipped as given before. With ``lastmod="git"``,
+    ``lastmod_counts`` holds the pages dated by git (``"git"``) and those that fell back per reason,
+    ``lastmod_summary`` says so in a line and ``shallow_warning`` names a shallow clone (None when there is none).
 
     Example: ``result = generate(["urls.txt"], "public/", base_url="https://example.com/")``, then
     ``result.manifest.urls`` and, for the lines skipped, ``result.errors`` and ``result.problems``."""
@@ -81,6 +81,11 @@ class GenerateResult:
     lastmod_counts: dict[str, int] = field(default_factory=dict)
     lastmod_summary: str | None = None
     shallow_warning: str | None = None
+
+    @property
+    def duplicates(self) -> int:
+        """URLs given more than once and skipped after their first (0 with ``dedupe=False``)."""
+        return self.manifest.duplicates
 
     @property
     def ok(self) -> bool:
@@ -111,7 +116,7 @@ class Generation:
         max_bytes: int = MAX_SITEMAP_BYTES,
         formats: Sequence[Format] = ("xml",),
         xsl: str | None = None,
-        dedupe: bool = False,
+        dedupe: bool | None = None,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         allow_cross_host: bool = False,
@@ -152,6 +157,8 @@ class Generation:
         self._writer: SitemapSetWriter | None = None
         self.partitioned = workers is not None or scheduler is not None or any(
             _is_data_input(p) for p in self.inputs)
+        if dedupe is None:  # partitioned data is written as is: skipping repeats there makes every task read all
+            self.writer_kwargs["dedupe"] = not self.partitioned
         if self.partitioned:
             self._check_partitioned()
         elif workers is not None and workers < 1:
@@ -178,7 +185,8 @@ class Generation:
         report = self._report
         hints = self.hints  # None unless asked for: the loop then does no per-entry work for them
         runs = iter_generate_runs(self.inputs, base_url=self.base_url, include=self.include, exclude=self.exclude,
-                                  skip_files=_own_files(self.out_dir), stdin=self.stdin, site=site)
+                                  skip_files=_own_files(self.out_dir, self.inputs), stdin=self.stdin,
+                                  site=site)
         with _fewer_collections(), writer:
             for item in runs:
                 if item.__class__ is EntryRun:  # a URL list's entries, a run at a time
@@ -262,13 +270,15 @@ def generate(
     CSV / JSONL files, written in parallel on Dask: ``pip install 'sitemapkit[harvest]'``).
 
     Options: ``gzip``, ``max_urls``, ``max_bytes``, ``formats`` (``xml``, ``txt``, ``html``), ``xsl``,
-    ``dedupe``; ``include`` / ``exclude`` (globs on file or URL paths); ``allow_cross_host`` (write URLs on other
-    hosts than ``base_url``; else reported as SM608 and skipped); ``state`` (a JSON file: lastmod of site pages
-    moves only when their content does); ``lastmod`` (``"mtime"``, or ``"git"``: site pages dated by the last
-    commit that touched their file, falling back per file to ``state`` or the modification time); ``hints`` (a
-    :class:`~sitemapkit.core.SitemapHints`: changefreq and priority for entries that give none, by default, path
-    rule or depth); ``workers`` / ``scheduler`` (partitioned data); callbacks ``on_problem(Problem)``,
-    ``on_excluded(Exclusion)`` and ``on_note(str)``.
+    ``dedupe`` (by default a URL given again is skipped, the first one wins, and counted in
+    ``result.duplicates``; False writes every one; partitioned data is written as is unless True, which makes
+    every partition task read every file); ``include`` / ``exclude`` (globs on file or URL paths);
+    ``allow_cross_host`` (write URLs on other hosts than ``base_url``; else reported as SM608 and skipped);
+    ``state`` (a JSON file: lastmod of site pages moves only when their content does); ``lastmod`` (``"mtime"``,
+    or ``"git"``: site pages dated by the last commit that touched their file, falling back per file to
+    ``state`` or the modification time); ``hints`` (a :class:`~sitemapkit.core.SitemapHints`: changefreq and
+    priority for entries that give none, by default, path rule or depth); ``workers`` / ``scheduler``
+    (partitioned data); callbacks ``on_problem(Problem)``, ``on_excluded(Exclusion)`` and ``on_note(str)``.
 
     Example: ``result = generate(["urls.csv"], "public/", base_url="https://example.com/", gzip=True)``, then
     ``result.manifest.entry_point`` and ``result.errors``.
@@ -323,11 +333,22 @@ def _is_data_input(path: str) -> bool:
     return is_data_input(path)
 
 
-def _own_files(out: Path) -> frozenset[Path]:
-    """Files the previous run published into OUT (so a site folder used as OUT does not list its sitemap.html),
-    plus the manifest itself."""
-    names = read_manifest(out)
-    return frozenset(out / n for n in [*names, MANIFEST_NAME])
+#: sitemapkit's report pages, each with the JSON report written beside it: a page of a site folder is taken for
+#: such a report (and not listed) only with its JSON beside it. The names are crawl's ``REPORT_HTML`` /
+#: ``REPORT_JSON`` and audit's (not imported: generate starts without the crawler; tests/cli/test_newcomer.py
+#: checks they agree).
+OWN_REPORTS = (("report.html", "crawl-report.json"), ("audit.html", "audit.json"))
+
+
+def _own_files(out: Path, inputs: Sequence[str] = ()) -> frozenset[Path]:
+    """sitemapkit's own files, never listed as pages of a site folder: what the last run published into OUT or
+    into a site folder given as input (its manifest lists them: sitemap.html and its parts) and the manifest
+    itself, and the crawl and audit report pages found there (an older crawl wrote them beside the sitemaps)."""
+    own: list[Path] = []
+    for folder in {out, *(Path(p) for p in inputs if p != "-" and os.path.isdir(p))}:
+        own.extend(folder / n for n in [*read_manifest(folder), MANIFEST_NAME])
+        own.extend(folder / page for page, data in OWN_REPORTS if (folder / data).is_file())
+    return frozenset(own)
 
 
 def _without_dupe_noise(manifest: Manifest) -> Manifest:

@@ -201,13 +201,15 @@ def generate_partitioned(
     per file on Dask (see the module docstring). ``writer_kwargs`` are :class:`SitemapSetWriter`'s options
     (gzip, max_urls, max_bytes, formats, xsl, dedupe). Raises :class:`~sitemapkit.InputError` when DATA holds
     no file, :class:`~sitemapkit.PublishError` when no URL could be written."""
-    from sitemapkit.core import MAX_WORKERS, ConfigurationError, InputError
+    from sitemapkit.core import MAX_WORKERS, ConfigurationError, InputError, require_extra
 
     if not 1 <= workers <= MAX_WORKERS:
         raise ConfigurationError(f"--workers must be between 1 and {MAX_WORKERS}, not {workers}")
     files = [str(f) for d in data for f in find_data_files(d)]
     if not files:
         raise InputError(f"no Parquet, CSV or JSONL file in {', '.join(str(d) for d in data)}")
+    parquet = ("pyarrow",) if any(f.endswith(_TABLE) for f in files) else ()
+    require_extra("harvest", ("dask", "distributed", *parquet), "generate on partitioned data")
     kw = dict(writer_kwargs or {})
     writer = SitemapSetWriter(out_dir, base_url, check_scope=not allow_cross_host, **kw)
     dedupe = bool(kw.get("dedupe"))

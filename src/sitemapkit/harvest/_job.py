@@ -28,6 +28,7 @@ from sitemapkit.core import (
     ConfigurationError,
     is_absolute_http_url,
     redact_credentials,
+    require_extra,
     url_argument_problem,
 )
 from sitemapkit.fetch import FetchSettings
@@ -134,6 +135,10 @@ class HarvestResult:
     dashboard: str | None = None
 
 
+#: The libraries of the ``harvest`` extra a harvest needs (bokeh only for a dashboard).
+_MODULES = ("dask", "distributed", "pyarrow")
+
+
 def _placement(host: str, workers: list[str]) -> str:
     digest = blake2b(host.encode("utf-8"), digest_size=8).digest()
     return workers[int.from_bytes(digest, "big") % len(workers)]
@@ -197,6 +202,9 @@ def harvest(jobs: list[HostJob], options: HarvestOptions,
     """Harvest ``jobs`` (see :func:`read_hosts`) on Dask into ``options.out_dir``; ``on_row`` is called in this
     process with each host's row as it arrives. Hosts whose partition is complete are not fetched again unless
     ``options.refresh``. ``hosts.parquet`` is written even when the run is interrupted (with the hosts done)."""
+    require_extra("harvest", _MODULES, "sitemapkit harvest")
+    if options.dashboard:
+        require_extra("harvest", ("bokeh",), "harvest's dashboard")
     out = Path(options.out_dir)
     settings = HostSettings(options.fetch, str(out), options.host_timeout, options.refresh)
     settings.urls_dir.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ nested gzip sniffed from the bytes). Feed it bytes, take entries and problems as
 
 from __future__ import annotations
 
+from sitemapkit.read._codes import DUPLICATE_LOC, TEXT_NAMED_XML, named_xml
 from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
 from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane, lane_enabled
 from sitemapkit.read._listing import LIST_FORMATS, EntryWriter
@@ -27,11 +28,13 @@ from sitemapkit.read._text import MAX_LINE_CHARS
 from sitemapkit.read._trim import ChildTrimmer, Dropped, child_name
 
 __all__ = [
+    "DUPLICATE_LOC",
     "GZIP_MAGIC",
     "LIST_FORMATS",
     "MAX_GZIP_LAYERS",
     "MAX_LANE_TAGS",
     "MAX_LINE_CHARS",
+    "TEXT_NAMED_XML",
     "ByteSource",
     "CanonicalLane",
     "ChildTrimmer",
@@ -52,6 +55,7 @@ __all__ = [
     "is_gzip",
     "iter_events",
     "lane_enabled",
+    "named_xml",
     "no_sitemap_files",
     "not_a_sitemap",
     "open_bytes",

@@ -6,9 +6,9 @@ from (the document is readable but breaks the protocol or XML); strict mode stop
 
 from __future__ import annotations
 
-from sitemapkit.core import Severity, define_code
+from sitemapkit.core import Severity, define_alias, define_code, describe_causes
 
-__all__ = ["STRICT_FATAL"]
+__all__ = ["DUPLICATE_LOC", "STRICT_FATAL", "TEXT_NAMED_XML", "named_xml"]
 
 _E, _W = Severity.ERROR, Severity.WARNING
 _A = "reader"
@@ -84,9 +84,11 @@ BAD_PRIORITY = define_code(
 BAD_EXTENSION = define_code(
     "SM122", _W, "invalid extension element; dropped",
     "Give image, video, news and xhtml:link elements their required fields (see RULES.md 21-25).", area=_A)
+# One concept, one code: a URL listed twice is SM306 in urls, diff and validate alike (it was SM123 here).
 DUPLICATE_LOC = define_code(
-    "SM123", _W, "duplicate loc",
+    "SM306", _W, "URL listed more than once",
     "List each URL once per sitemap.", area=_A)
+define_alias("SM123", "SM306")
 TEXT_NOT_URL = define_code(
     "SM124", _W, "line is not an absolute http(s) URL; skipped",
     "A text sitemap holds one fully-qualified URL per line and nothing else.", area=_A)
@@ -122,6 +124,18 @@ TOO_MANY_CHILDREN = define_code(
     "Keep an entry's children within the caps (1,000 images, alternates or videos per <url>, 1,000 of any other "
     "element): the first ones are read, the rest dropped while reading, so one entry cannot take unbounded memory.",
     area=_A)
+TEXT_NAMED_XML = define_code(
+    "SM137", _W, "text sitemap in a file named .xml",
+    "The name says XML but the content is a text sitemap (one URL a line), so it is read as text: name it .txt "
+    "(and update robots.txt or the index that lists it), or write an XML urlset.", area=_A)
+
+
+def named_xml(source: str) -> bool:
+    """Whether a file name or URL path ends in .xml or .xml.gz (the content should then be XML)."""
+    name = source.split("?", 1)[0].split("#", 1)[0].lower()
+    return name.endswith((".xml", ".xml.gz"))
+
+
 #: Warnings that strict mode treats as errors (everything but advisory findings such as duplicates and feed
 #: items without a link).
 STRICT_FATAL: frozenset[str] = frozenset(
@@ -131,3 +145,59 @@ STRICT_FATAL: frozenset[str] = frozenset(
         TEXT_NOT_URL, GZIP_TRAILING, BARE_AMPERSAND, TOO_MANY_CHILDREN,
     )
 )
+
+# Why each reader problem happens (the user docs, docs/codes.md, show it beside the title and the fix).
+describe_causes({
+    "SM101": "The address answered with an HTML page: a CMS error or login page, a soft 404, or the site's home "
+             "page served where the sitemap should be.",
+    "SM102": "The document is empty, or its root element is none of the sitemap and feed roots (an API's JSON, "
+             "some other XML vocabulary).",
+    "SM103": "The document declares a DOCTYPE. DTDs can expand entities (billion laughs) or read local files, so "
+             "the reader refuses them before reading anything.",
+    "SM104": "The markup breaks XML's rules: an unescaped & or <, an element closed in the wrong order or never, "
+             "an invalid character.",
+    "SM105": "The bytes stop inside an element: an upload, a download or a generator interrupted, or a size limit "
+             "that cut the file.",
+    "SM106": "Something follows the root element's closing tag: debug output, an HTML footer appended by a "
+             "server, or two documents written into one file.",
+    "SM107": "Whitespace or a byte order mark's mangled bytes come before <?xml ...?>, often from a template or "
+             "a script that prints a newline first.",
+    "SM108": "The root element has no namespace or a slightly wrong one (https://, a trailing slash, another "
+             "version).",
+    "SM109": "Element names are written in another case (<URL>, <Loc>); XML names are case-sensitive.",
+    "SM110": "The document is encoded in another encoding than UTF-8 (declared or detected), e.g. ISO-8859-1.",
+    "SM111": "Bytes do not decode in the declared or detected encoding: a file saved in one encoding and "
+             "declared as another, or binary data.",
+    "SM112": "The document inflates past the byte budget (50 MiB by default, the protocol's limit): an oversized "
+             "sitemap or a gzip bomb.",
+    "SM113": "The gzip stream is damaged or cut off: a truncated download, a file compressed twice by mistake, or "
+             "a transfer in text mode.",
+    "SM114": "A <url> or <sitemap> element has no <loc>, or an empty one.",
+    "SM115": "The loc is relative, uses another scheme than http(s), is not a URL at all, or is longer than "
+             "2,048 characters.",
+    "SM116": "The loc holds spaces or line breaks inside it, often from a template that wraps long lines.",
+    "SM117": "An entry holds more than one <loc>.",
+    "SM118": "The lastmod cannot be read as a date at all (free text, an HTTP date, a timestamp number).",
+    "SM119": "The lastmod is a date in another format than W3C Datetime (e.g. '2024/05/01' or a missing zero); "
+             "it was read leniently.",
+    "SM120": "The changefreq is not one of the seven allowed values (or not lowercase).",
+    "SM121": "The priority is not a number between 0.0 and 1.0.",
+    "SM122": "An image, video, news or hreflang element lacks a required field or holds a value the extension "
+             "does not allow.",
+    "SM124": "A line of a text sitemap is not one absolute http(s) URL: a comment, a relative path, HTML, or "
+             "several URLs on one line.",
+    "SM125": "A text document holds no absolute URL at all: it is not a sitemap (a note, an error message).",
+    "SM126": "Bytes follow the end of the gzip stream: a server or a tool appended something to the file.",
+    "SM127": "A feed item has no <link> (RSS) or no link element (Atom), so it names no page.",
+    "SM128": "The data is gzip inside gzip more than three times, as a zip bomb would be nested.",
+    "SM129": "A bare & appears in a URL or text; strict XML forbids it, so it is read as &amp;.",
+    "SM130": "An index lists more than 50,000 sitemaps, the protocol's limit.",
+    "SM131": "A sitemap lists more than 50,000 URLs, the protocol's limit.",
+    "SM132": "A sitemap is larger than 50 MiB (52,428,800 bytes) uncompressed, the protocol's limit.",
+    "SM136": "An entry holds more than 1,000 children of one kind (images, alternates, videos or another "
+             "element), more than any real page needs.",
+    "SM137": "A file or URL whose name ends in .xml holds plain lines of URLs: a text sitemap given the wrong "
+             "name, or a generator that wrote text where XML was expected.",
+    "SM306": "The same URL is listed more than once in one sitemap (or, in validate, across the files checked "
+             "together), e.g. a page reachable under two routes or written by two generator steps.",
+})

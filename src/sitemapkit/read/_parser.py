@@ -438,6 +438,9 @@ class SitemapParser:
             from sitemapkit.read._text import TextEngine
 
             self._engine = TextEngine(self, enc)
+            if C.named_xml(self.source):
+                self.problem(C.TEXT_NAMED_XML, f"{self.source} is named .xml but holds a text sitemap (one URL a "
+                             "line): read as text", 1, 1)
         else:
             # Imported on the first XML document: ``import sitemapkit`` does not load lxml. (A one-way dependency:
             # the engines know the parser only as an ``_owner.Owner``.)

@@ -13,7 +13,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemapkit.core import FetchError, Location, Problem, Severity, define_code
+from sitemapkit.core import FetchError, Location, Problem, Severity, define_code, describe_causes
 from sitemapkit.fetch import (
     SM501,
     SM502,
@@ -41,6 +41,11 @@ SM541 = define_code("SM541", Severity.WARNING, "sitemap not listed in robots.txt
                     area=_AREA)
 SM542 = define_code("SM542", Severity.WARNING, "robots.txt lists no sitemap",
                     "Add 'Sitemap: <absolute URL>' lines to robots.txt (sitemapkit robots --add).", area=_AREA)
+describe_causes({
+    "SM540": "A Disallow rule of robots.txt (for sitemapkit's group or *) matches the sitemap's own URL.",
+    "SM541": "The sitemap exists but robots.txt does not name it in a Sitemap: line.",
+    "SM542": "robots.txt answers but holds no Sitemap: line.",
+})
 
 _SNIFF_BYTES = 262_144
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from sitemapkit.core import ConfigurationError
+from sitemapkit.core import ConfigurationError, require_extra
 from sitemapkit.fetch import HttpClient, TransportError
 from sitemapkit.submit._results import SubmitResult
 
@@ -48,6 +48,7 @@ class ServiceAccount:
     def from_file(cls, path: str | os.PathLike[str], *, token_uri: str | None = None) -> ServiceAccount:
         """Read a service-account JSON key file; :class:`ConfigurationError` names what is wrong with it."""
         where = f"--google-credentials {path}"
+        require_extra("google", ("google.auth.crypt", "google.auth.jwt"), "--google-credentials")
         try:
             info = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
@@ -67,11 +68,8 @@ class ServiceAccount:
 
     def assertion(self, *, now: float | None = None) -> str:
         """The signed JWT asking for :data:`SCOPE` (valid one hour)."""
-        try:
-            from google.auth import crypt, jwt
-        except ImportError:
-            raise ConfigurationError("--google-credentials needs the google-auth library: "
-                                     "pip install 'sitemapkit[google]'") from None
+        require_extra("google", ("google.auth.crypt", "google.auth.jwt"), "--google-credentials")
+        from google.auth import crypt, jwt
         try:
             signer = crypt.RSASigner.from_service_account_info(self.info)  # type: ignore[no-untyped-call]
         except (ValueError, TypeError) as exc:

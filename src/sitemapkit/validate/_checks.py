@@ -19,6 +19,7 @@ from sitemapkit.core import (
     Precision,
     ProblemCode,
     format_datetime,
+    is_placeholder_host,
     parse_lastmod_lenient,
     shorten,
 )
@@ -59,21 +60,8 @@ FAST_URL = _FAST.fullmatch
 _fast_url = FAST_URL
 _ALLOWED = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*")
 _LOC_LIMIT = 2048  # the prose: "less than 2,048 characters" (stricter than the XSD's maxLength 2048)
-_PLACEHOLDER_HOSTS = frozenset({
-    "localhost", "example.com", "example.org", "example.net", "yoursite.com", "yourdomain.com", "your-domain.com",
-    "mysite.com", "mydomain.com", "domain.com", "site.com", "none", "null", "undefined", "0.0.0.0", "[::1]",  # noqa: S104
-    "your-site.com", "yourwebsite.com",
-})
-_PLACEHOLDER_SUFFIXES = (".local", ".localhost", ".example", ".invalid", ".test", ".example.com", ".example.org",
-                         ".example.net", ".yoursite.com", ".yourdomain.com")
 _PLACEHOLDER_LOCS = frozenset({"none", "null", "undefined", "nan"})
 _MOJIBAKE_HINT = re.compile(r"%C[23]%[89AB][0-9A-F]%C[23]%[89AB]|[\u00c2\u00c3][\u0080-\u00bf]", re.IGNORECASE)
-
-
-def is_placeholder_host(host: str) -> bool:
-    """localhost, 127.x, example.com and friends, ``*.local``, ``None``, yoursite.com ..."""
-    h = host.lower().rstrip(".")
-    return h in _PLACEHOLDER_HOSTS or h.startswith("127.") or h.endswith(_PLACEHOLDER_SUFFIXES)
 
 
 def _is_mojibake(text: str) -> bool:

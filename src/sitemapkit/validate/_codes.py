@@ -8,7 +8,8 @@ so (see ../shared/spec/CONTRADICTIONS.md).
 
 from __future__ import annotations
 
-from sitemapkit.core import ProblemCode, Severity, define_code
+from sitemapkit.core import ProblemCode, Severity, define_code, describe_causes
+from sitemapkit.read import DUPLICATE_LOC
 
 __all__ = ["EXAMPLES", "GOOGLE_CODES", "VALIDATOR_CODES"]
 
@@ -82,8 +83,8 @@ LOC_WHITESPACE = _code("SM304", _W, "whitespace around the loc", "remove spaces 
                        "<loc>\\n  https://example.org/\\n</loc>")
 LOC_FRAGMENT = _code("SM305", _W, "loc has a #fragment", "list the URL without the fragment",
                      "<loc>https://example.org/page#top</loc>")
-LOC_DUPLICATE = _code("SM306", _W, "URL listed more than once", "list each URL once",
-                      "the same <loc> in two <url> elements")
+LOC_DUPLICATE = DUPLICATE_LOC  # the reader's code: urls, diff and validate report a repeated URL alike
+EXAMPLES[LOC_DUPLICATE.code] = "the same <loc> in two <url> elements"
 LOC_PLACEHOLDER = _code("SM307", _W, "placeholder or local host in a URL (fine for tests and local previews, "
                         "wrong on a published site)",
                         "set the site's real base URL in the generator",
@@ -108,7 +109,7 @@ LASTMOD_PRECISION = _code("SM322", _E, "lastmod precision the XSD rejects (year,
                           "write a full date, or a time with seconds", "<lastmod>2024-05</lastmod>")
 LASTMOD_FUTURE = _code("SM323", _W, "lastmod is in the future", "write when the page last changed, not a future date",
                        "<lastmod>2999-01-01</lastmod>")
-LASTMOD_SAME = _code("SM324", _W, "every entry has the same lastmod (looks like the generation time)",
+LASTMOD_SAME = _code("SM324", _W, "every entry has the same lastmod (rarely each page's last change)",
                      "write each page's own modification time, or leave lastmod out",
                      "1,000 entries all with <lastmod>2024-05-01T10:00:00Z</lastmod>")
 CHANGEFREQ_INVALID = _code("SM325", _E, "changefreq is not one of always, hourly, daily, weekly, monthly, yearly, "
@@ -175,3 +176,73 @@ HREFLANG_HREF = _code("SM434", _E, "hreflang link has no valid absolute href or 
 VALIDATOR_CODES: tuple[str, ...] = tuple(EXAMPLES)
 #: The codes only the Google profile checks.
 GOOGLE_CODES: frozenset[str] = frozenset(c for c in VALIDATOR_CODES if c.startswith("SM4"))
+
+# Why each validator problem happens (the user docs, docs/codes.md, show it beside the title and the fix).
+describe_causes({
+    "SM200": "The file is none of the formats a sitemap may take: an HTML page, JSON, an image, an error page.",
+    "SM201": "The markup breaks XML's rules (an unescaped &, an unclosed or misnested element, a bad "
+             "character): search engines drop such a file.",
+    "SM202": "The file is encoded (or declared) in another encoding than UTF-8, which the protocol requires.",
+    "SM203": "The root element's namespace is missing or differs from the protocol's by a character (https, a "
+             "trailing slash).",
+    "SM204": "A value does not have the type the official XSD gives it (a priority of 'high', a malformed date).",
+    "SM205": "Elements are in another order than the XSD's, unknown to it, or a required one is missing.",
+    "SM206": "The file has no content at all (an interrupted write or an empty response saved).",
+    "SM207": "The file declares a DOCTYPE or entities; sitemaps need none and parsers refuse them.",
+    "SM208": "The urlset or index holds no entry: a generator ran on an empty list.",
+    "SM209": "The sitemap lists more than 50,000 URLs, the protocol's limit per file.",
+    "SM210": "The file is larger than 50 MiB uncompressed, the protocol's limit per file.",
+    "SM211": "The index lists more than 50,000 sitemaps, the protocol's limit.",
+    "SM212": "An index lists another index; Google reads one level of indexes only.",
+    "SM213": "The file is a template (front matter, {{ }} or {% %} tags) published as is instead of its output.",
+    "SM214": "The index names a child sitemap that is not in the folder validated next to it.",
+    "SM215": "A line of a text sitemap is not exactly one absolute http(s) URL.",
+    "SM216": "The root element is not urlset or sitemapindex, or it holds other elements than url / sitemap.",
+    "SM300": "A <loc> element is present but empty.",
+    "SM301": "The loc is relative, has another scheme than http(s), or is not a URL.",
+    "SM302": "The URL is 2,048 characters or longer (often a tracking or session query string).",
+    "SM303": "The URL holds raw spaces, non-ASCII characters or characters that must be percent-encoded.",
+    "SM304": "The loc has spaces or line breaks around the URL, often from a template's indentation.",
+    "SM305": "The URL ends with a #fragment; fragments name a part of a page, not a page.",
+    "SM307": "A URL is on localhost, 127.x, ::1 or a placeholder host (example.com, *.test, yoursite.com): the "
+             "sitemap was generated for a preview or with a default base URL.",
+    "SM308": "A URL is outside the directory (or on another scheme, host or port) the sitemap is published at; "
+             "search engines ignore such URLs.",
+    "SM309": "One sitemap lists URLs on more than one scheme, host or port.",
+    "SM310": "UTF-8 text was encoded twice (read as Latin-1 and encoded again), giving sequences like %C3%83.",
+    "SM320": "The lastmod is not a W3C Datetime (another date format, free text).",
+    "SM321": "The lastmod has a time of day but no time zone, so the moment it names is unknown.",
+    "SM322": "The lastmod gives only a year, a year and month, or minutes without seconds: W3C Datetime allows "
+             "it, the XSD does not.",
+    "SM323": "The lastmod lies after the validation time: a clock or time-zone error, or a date meant as "
+             "planned publication.",
+    "SM324": "Every entry carries the same lastmod, which is rarely when each page changed: usually the time "
+             "the sitemap was generated or the site deployed.",
+    "SM325": "The changefreq is not one of the seven lowercase values.",
+    "SM326": "The priority is not a decimal between 0.0 and 1.0.",
+    "SM329": "An entry holds more than 1,000 children of one kind; the rest are not checked.",
+    "SM400": "A <url> lists more than 1,000 images, Google's limit per page.",
+    "SM401": "The entry uses image:caption, image:title, image:geo_location or image:license, which Google "
+             "ignores since 2022.",
+    "SM402": "An image entry has no image:loc, or one that is not an absolute http(s) URL.",
+    "SM410": "A video lacks one of the fields Google requires (thumbnail, title, description, content or player "
+             "URL).",
+    "SM411": "The video's content_loc or player_loc is the page's own URL instead of the video file or player.",
+    "SM412": "The video duration is 0, negative or longer than 8 hours (28,800 s).",
+    "SM413": "The video rating is outside 0.0 to 5.0.",
+    "SM414": "A video has more than 32 <video:tag> elements.",
+    "SM415": "The entry uses a video tag or attribute Google ignores since 2022 (category, gallery_loc, price, "
+             "tvshow, player_loc's allow_embed or autoplay).",
+    "SM416": "The video description is longer than 2,048 characters.",
+    "SM420": "One news sitemap lists more than 1,000 articles, Google's limit.",
+    "SM421": "A news article was published more than two days before the validation time; Google News only "
+             "takes recent articles.",
+    "SM422": "A news entry lacks the publication name or language, the publication date or the title.",
+    "SM423": "The news language is not an ISO 639 code.",
+    "SM424": "The news publication date is not a W3C Datetime, or lies in the future.",
+    "SM430": "The hreflang value is not a language code (optionally with a region) nor x-default.",
+    "SM431": "One <url> maps the same hreflang value to two different URLs.",
+    "SM432": "A URL lists alternates but not itself among them.",
+    "SM433": "A page points to an alternate that does not point back (hreflang links must be reciprocal).",
+    "SM434": "An xhtml:link has no valid absolute href, or no rel=\"alternate\".",
+})

@@ -268,5 +268,6 @@ class FileContext:
         if (self._lastmod_same and self._lastmod_first is not None
                 and self._lastmod_count >= SAME_LASTMOD_MIN_ENTRIES and self._lastmod_count == self.entries):
             self.report(C.LASTMOD_SAME, f"all {self._lastmod_count} entries have lastmod {self._lastmod_first}: "
-                                        "that is the generation time, not each page's last change; write real "
-                                        "dates or leave lastmod out", self._first_line)
+                                        "one date for every page is rarely when each page last changed (often "
+                                        "the time the file was generated or deployed); write each page's own "
+                                        "date or leave lastmod out", self._first_line)

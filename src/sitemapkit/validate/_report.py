@@ -8,10 +8,10 @@ from collections import Counter
 
 from lxml import etree
 
-from sitemapkit.core import Problem, escape_controls, escape_json_controls
+from sitemapkit.core import CODES, Problem, escape_controls, escape_json_controls
 from sitemapkit.validate._result import ValidationReport
 
-__all__ = ["format_json", "format_junit", "format_text"]
+__all__ = ["TEXT_EXAMPLES", "format_json", "format_junit", "format_text"]
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -37,11 +37,18 @@ def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
-def format_text(report: ValidationReport) -> str:
-    """One ``file:line:column: severity CODE: message [loc]`` line per problem, one ``skipped`` line per file that
-    is not a sitemap, then a summary and the tally per code (true counts, listed or not)."""
-    lines = [_line(p) for p in report.problems]
-    lines.extend(f"{escape_controls(s.source)}: skipped: {escape_controls(s.reason)}" for s in report.skipped)
+#: Problems of one code listed per file in the text report; the rest of that code is one "… and N more" line.
+TEXT_EXAMPLES = 5
+
+
+def format_text(report: ValidationReport, *, examples: int | None = TEXT_EXAMPLES, summary_only: bool = False) -> str:
+    """One ``file:line:column: severity CODE: message [loc]`` line per problem, at most ``examples`` of one code
+    per file (then ``file: … and N more CODE (title)``; None lists every problem), one ``skipped`` line per file
+    that is not a sitemap, then a summary and the tally per code (true counts, listed or not). ``summary_only``
+    gives the summary and the tally alone (``validate -q``). JSON and JUnit list every problem."""
+    lines = [] if summary_only else _problem_lines(report, examples)
+    if not summary_only:
+        lines.extend(f"{escape_controls(s.source)}: skipped: {escape_controls(s.reason)}" for s in report.skipped)
     errors, warnings = report.error_count, report.warning_count
     entries = sum(f.entries for f in report.files)
     verdict = "valid" if report.valid else "NOT valid"
@@ -49,16 +56,39 @@ def format_text(report: ValidationReport) -> str:
                f"{report.profile.value}: {_count(errors, 'error')}, {_count(warnings, 'warning')} -> {verdict}")
     if report.skipped:
         summary += f"; {_count(len(report.skipped), 'file')} skipped (not sitemaps)"
-    if report.dropped:
+    if report.dropped and examples is None and not summary_only:
         summary += (f" ({report.dropped:,} problems not listed: at most {report.max_problems:,} of one code per file, "
                     "see --max-problems)")
     tally = report.tally
     if tally:
-        listed = Counter(p.code for p in report.problems)
+        listed = Counter(p.code for p in report.problems) if examples is None and not summary_only else tally
         summary += "\n" + ", ".join(f"{code} x{n:,}" + (f" ({listed[code]:,} listed)" if listed[code] != n else "")
                                     for code, n in tally.items())
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def _problem_lines(report: ValidationReport, examples: int | None) -> list[str]:
+    """The problem lines: the first ``examples`` of each code per source, then one line per code counting the
+    rest (from the file's tally: the problems beyond --max-problems too)."""
+    if examples is None:
+        return [_line(p) for p in report.problems]
+    lines: list[str] = []
+    seen: Counter[tuple[str, str]] = Counter()
+    for p in report.problems:
+        key = (p.location.source, p.code)
+        if seen[key] < examples:
+            lines.append(_line(p))
+        seen[key] += 1
+    tallies = {f.source: f.tally for f in report.files}
+    for (source, code), n in seen.items():
+        total = max(n, tallies.get(source, {}).get(code, n))
+        listed = min(n, examples)
+        if total > listed:
+            known = CODES.get(code)
+            lines.append(f"{escape_controls(source)}: … and {total - listed:,} more {code}"
+                         + (f": {known.title}" if known else ""))
+    return lines
 
 
 def format_json(report: ValidationReport, *, indent: int | None = 2) -> str:

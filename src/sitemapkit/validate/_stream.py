@@ -10,12 +10,14 @@ from collections.abc import Callable, Iterable
 
 from sitemapkit.core import DEFAULT_MAX_DECOMPRESSED_BYTES, MAX_SITEMAP_BYTES
 from sitemapkit.read import (
+    TEXT_NAMED_XML,
     DocumentKind,
     EncodingInfo,
     GzipDecoder,
     detect_encoding,
     is_gzip,
     lane_enabled,
+    named_xml,
     sniff_kind,
 )
 from sitemapkit.validate import _codes as C
@@ -133,6 +135,9 @@ class _Sink:
             self._pass = _xml_pass(ctx, enc, index=kind is DocumentKind.INDEX, namespace_ok=ns_ok)
         elif kind is DocumentKind.TEXT:
             self._pass = TextPass(ctx, enc.encoding if enc.known else "utf-8")
+            if named_xml(ctx.source):  # the reader's code: urls and validate say it alike
+                ctx.report(TEXT_NAMED_XML, f"{ctx.source} is named .xml but holds a text sitemap (one URL a line): "
+                                           "read as text", 1, 1)
             head = head[enc.bom_length:]
         elif kind in (DocumentKind.RSS, DocumentKind.ATOM):
             self._pass = FeedPass(ctx)

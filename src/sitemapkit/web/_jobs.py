@@ -425,9 +425,9 @@ class CrawlManager:
             return
         self._update(record.id, counts=counts, note="publishing the sitemap set")
         writer = {"gzip": record.options["gzip"], "formats": tuple(record.options["formats"])}
-        result = crawl_site(record.url, self.store.out_dir(record.id), options=options,
-                            base_url=record.options["base_url"], state_path=state_path, resume=True,
-                            writer_options=writer)
+        out = self.store.out_dir(record.id)  # the downloads: the sitemaps and the reports, side by side
+        result = crawl_site(record.url, out, options=options, base_url=record.options["base_url"],
+                            state_path=state_path, resume=True, writer_options=writer, report_dir=out)
         counts = _final_counts(result.report, summary.elapsed)
         counts["sitemap_urls"] = result.manifest.urls if result.manifest is not None else 0
         note = "" if result.complete else "stopped at max pages: URLs were left in the queue"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from sitemapkit.core import Location, Problem, Severity, UrlEntry, define_code, redact_credentials
+from sitemapkit.core import Location, Problem, Severity, UrlEntry, define_code, describe_causes, redact_credentials
 
 __all__ = ["SM601", "SM602", "SM603", "SM604", "SM605", "SM606", "SM607", "SM608", "HostCheck", "url_origin"]
 
@@ -80,3 +80,25 @@ class HostCheck:
         return SM608.problem(Location(source, line, loc=loc),
                              f"{loc} is not on {self.home}, the --base-url's host: skipped (--allow-cross-host "
                              "writes it)")
+
+
+# Why each writer problem happens (the user docs, docs/codes.md, show it beside the title and the fix).
+describe_causes({
+    "SM601": "An entry given to the writer carries an image field Google no longer reads; it is written as "
+             "given.",
+    "SM602": "An entry given to the writer carries a video field or attribute Google no longer reads; it is "
+             "written as given.",
+    "SM603": "A date was given with a precision W3C Datetime allows but the XSD rejects (a year, a month, "
+             "minutes without seconds); it is written as given.",
+    "SM604": "A video title is longer than the 100 characters of the 2010 video XSD.",
+    "SM605": "A video was given a duration of 0 seconds.",
+    "SM606": "The same URL was given more than once; the writer keeps the first.",
+    "SM607": "A URL is outside the directory the sitemap is published at (--base-url), where search engines "
+             "ignore it.",
+    "SM608": "An input URL is on another scheme, host or port than --base-url.",
+    "SM610": "An input line could not be turned into an entry: not an absolute http(s) URL, a bad lastmod, "
+             "changefreq or priority, a URL with credentials, or a value the protocol rejects.",
+    "SM611": "The CSV has a column generate does not read (a typo in a header, or extra data).",
+    "SM612": "A sitemap index given to generate lists a sitemap that is not in the index's folder, or that "
+             "cannot be read.",
+})

@@ -25,7 +25,6 @@ import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from hashlib import blake2b
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,6 +35,7 @@ from sitemapkit.core import (
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
     ConfigurationError,
+    ExactSeen,
     InvalidValueError,
     Problem,
     PublishError,
@@ -89,6 +89,9 @@ class Manifest:
     duplicates: int
     removed: tuple[Path, ...]
     problems: tuple[Problem, ...] = field(default=())
+    #: Set when repeats were looked for among the first this many distinct URLs only (memory stays bounded:
+    #: :class:`~sitemapkit.core.ExactSeen`); later repeats were written. None: every URL was checked (or no dedupe).
+    dedupe_limit: int | None = None
 
     @property
     def index(self) -> SitemapFile | None:
@@ -105,6 +108,7 @@ class Manifest:
             "entry_point": str(self.entry_point) if self.entry_point else None,
             "urls": self.urls,
             "duplicates": self.duplicates,
+            "dedupe_limit": self.dedupe_limit,
             "files": [f.to_dict() for f in self.files],
             "removed": [str(p) for p in self.removed],
             "problems": [p.to_dict() for p in self.problems],
@@ -122,14 +126,15 @@ class SitemapSetWriter:
         manifest = w.manifest
 
     Limits may be lowered, never raised above the protocol's (``ConfigurationError``). ``base_url`` is where
-    ``out_dir`` is served; it is treated as a directory (a missing trailing ``/`` is added). ``formats`` picks
-    any of ``xml``, ``txt``, ``html``; ``gzip`` applies to xml and txt (an HTML page for people stays plain).
-    ``xsl`` is a stylesheet href for the XML files, or ``"default"`` to write the bundled ``sitemap.xsl`` next
-    to them and reference it. ``html_title`` titles the HTML pages (default "Site map – HOST", the base URL's
-    host); ``page_titles`` gives a page's title by URL for their link texts (a crawl knows them). ``dedupe`` skips
-    repeated locs (memory then grows with the number of distinct
-    URLs: about 60 bytes each). Entries whose values cannot be written raise :class:`InvalidEntryError` from
-    :meth:`add` without disturbing the set; callers may catch it and go on.
+    ``out_dir`` is served; it is treated as a directory (a missing trailing ``/`` is added). ``formats`` picks any
+    of ``xml``, ``txt``, ``html``; ``gzip`` applies to xml and txt (an HTML page for people stays plain). ``xsl`` is
+    a stylesheet href for the XML files, or ``"default"`` to write the bundled ``sitemap.xsl`` next to them and
+    reference it. ``html_title`` titles the HTML pages (default "Site map – HOST", the base URL's host);
+    ``page_titles`` gives a page's title by URL for their link texts (a crawl knows them). ``dedupe`` skips repeated
+    locs, the first one wins, exactly (:class:`~sitemapkit.core.ExactSeen`: 64-bit hashes, the first million in
+    memory, ~70 MB, then in a temporary SQLite file, so memory stays bounded however many URLs). Entries whose
+    values cannot be written raise :class:`InvalidEntryError` from :meth:`add` without disturbing the set; callers
+    may catch it and go on.
     """
 
     def __init__(
@@ -187,7 +192,7 @@ class SitemapSetWriter:
         self._xsl = xsl
         self._stylesheet = None if xsl is None else (XSL_NAME if xsl == "default" else xsl)
         self._warnings = Warnings(str(self.out_dir))
-        self._seen: set[bytes] | None = set() if dedupe else None
+        self._seen: ExactSeen | None = ExactSeen() if dedupe else None
         self._scope = self.base_url if check_scope else None
         self.duplicates = 0
         self.urls = 0
@@ -269,10 +274,9 @@ class SitemapSetWriter:
         if type(entry) is not UrlEntry:
             refuse_entry(entry)
         seen = self._seen
-        key = b""
+        key = 0
         if seen is not None:
-            # 96-bit digests: a false "duplicate" is out of the question (~1e-15 at 1e9 URLs), ~60 bytes each.
-            key = blake2b(entry.loc.encode("utf-8"), digest_size=12).digest()
+            key = hash(entry.loc)  # see the class docstring: 64 bits, computed once per string by Python
             if key in seen:
                 self.duplicates += 1
                 self._warnings.add(SM606.code, f"duplicate loc skipped: {entry.loc}", entry.loc)
@@ -317,12 +321,21 @@ class SitemapSetWriter:
 
         Returns ``(stop, None)`` when all were added (or skipped as duplicates), else ``(i, error)``: ``entries[i]``
         raised ``error`` from :meth:`add` and is not in the set; those before it are. A caller that skips bad
-        entries goes on from ``i + 1``. The common case (one format, no dedupe) runs :meth:`add_all`'s loop."""
+        entries goes on from ``i + 1``. The common case (one format; with dedupe, a run without a repeat) runs
+        :meth:`add_all`'s loop."""
         end = len(entries) if stop is None else stop
         if self._state != "open":
             self._ensure_open()
         roller = self._rollers[0]
-        if self._seen is not None or len(self._rollers) != 1 or not isinstance(roller, XmlRoller):
+        seen = self._seen
+        keys: list[int] = []
+        if seen is not None and len(self._rollers) == 1 and isinstance(roller, XmlRoller):
+            # Dedupe on the fast path: a run without a repeated loc (the common case) is added as one.
+            keys = [hash(entries[i].loc) for i in range(start, end)]
+            if len(set(keys)) != len(keys) or not seen.isdisjoint(keys):
+                seen = None  # a repeat in this run: one at a time below
+                keys = []
+        if (self._seen is not None and not keys) or len(self._rollers) != 1 or not isinstance(roller, XmlRoller):
             for i in range(start, end):
                 try:
                     self.add(entries[i])
@@ -338,10 +351,14 @@ class SitemapSetWriter:
             # count before, plus the current file's (roller.total would sum every file, per run).
             added = sum(d.urls for d in roller.done[files:]) - count + roller.count
             self.urls += added
+            if seen is not None:
+                seen.update(keys[:added])
             if isinstance(exc, InvalidValueError):  # that entry is not in the set
                 return start + added, exc
             raise
         self.urls += end - start
+        if seen is not None:
+            seen.update(keys)
         return end, None
 
     @property
@@ -396,6 +413,7 @@ class SitemapSetWriter:
         if self._state == "open":
             shutil.rmtree(self._tmp_dir, ignore_errors=True)
         self._state = "aborted"
+        self._forget_seen()
         self._unlock()
 
     def close(self) -> Manifest:
@@ -417,8 +435,13 @@ class SitemapSetWriter:
             raise
         self.manifest = manifest
         self._state = "closed"
+        self._forget_seen()
         self._unlock()
         return manifest
+
+    def _forget_seen(self) -> None:
+        if self._seen is not None:
+            self._seen.close()
 
     def _publish(self) -> Manifest:
         """Finish every file, then publish them (``_publish.py``: a swap, index last) and say what was done."""
@@ -434,6 +457,7 @@ class SitemapSetWriter:
             duplicates=self.duplicates,
             removed=published.removed,
             problems=self._warnings.problems(),
+            dedupe_limit=len(self._seen) if self._seen is not None and self._seen.full else None,
         )
 
 

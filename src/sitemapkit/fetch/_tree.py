@@ -1,0 +1,111 @@
+"""What ``sitemapkit discover`` shows of a discovery and the tree of sitemaps walked from it: the text report
+(:func:`format_tree`) and the JSON object (:func:`tree_dict`), one per command output format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitemapkit.core import Problem, Severity, escape_controls
+from sitemapkit.fetch._discover import Discovery
+from sitemapkit.fetch._items import SitemapNode
+
+__all__ = ["format_tree", "tree_dict"]
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / 1024 / 1024:.1f} MiB"
+
+
+def _describe(node: SitemapNode) -> str:
+    kind = node.kind.value if node.kind is not None else "-"
+    status = str(node.status) if node.status is not None else "no response"
+    if node.kind is None:
+        count = "not read"
+    elif node.children:
+        count = f"{len(node.children):,} sitemap{'s' if len(node.children) != 1 else ''}"
+        if node.entries:
+            count += f", {node.entries:,} URLs"
+    else:
+        count = f"{node.entries:,} URL{'s' if node.entries != 1 else ''}"
+    return (f"{node.url}  [{kind}] {status}  {count}  {_size(node.size)}  {node.elapsed * 1000:.0f} ms  "
+            f"via {node.found_via.value}")
+
+
+def _problem_line(p: Problem) -> str:
+    where = p.location.format()
+    return f"{p.severity.value} {p.code}: {escape_controls(p.message)}" + (f" ({where})" if where else "")
+
+
+def format_tree(found: Discovery | None, roots: list[str], nodes: dict[str, SitemapNode], elapsed: float) -> str:
+    """What ``sitemapkit discover`` prints: the discovery (robots.txt, well-known paths, its problems), then each
+    sitemap of the tree with its type, status, counts, size, time, how it was found and its problems, then a
+    summary line. ``roots`` are the tree's top sitemaps, ``nodes`` every sitemap read, by URL."""
+    out: list[str] = []
+    if found is not None:
+        status = "no response" if found.robots_status is None else str(found.robots_status)
+        n = len(found.robots.sitemaps) if found.robots else 0
+        out.append(f"{found.site_url}")
+        if found.unreachable is None:  # else the one problem says why (SM532): nothing else was tried
+            out.append(f"robots.txt: {found.robots_url} {status}, {n} sitemap{'s' if n != 1 else ''} listed")
+        hits = [u for u, _, hit in found.probed if hit]
+        if found.probed:
+            out.append(f"well-known paths: {len(found.probed)} tried, {len(hits)} found")
+        for p in found.problems:
+            out.append(f"  {_problem_line(p)}")
+        out.append("")
+
+    def emit(url: str, prefix: str, last: bool, top: bool) -> None:
+        node = nodes.get(url)
+        if node is None:
+            return
+        branch = "" if top else ("└── " if last else "├── ")
+        out.append(f"{prefix}{branch}{_describe(node)}")
+        child_prefix = prefix + ("" if top else ("    " if last else "│   "))
+        kids = [c for c in node.children if c in nodes and nodes[c].parent == url]
+        for p in node.problems:
+            out.append(f"{child_prefix}{'│ ' if kids else '  '} {_problem_line(p)}")
+        if node.problem_count > len(node.problems):
+            out.append(f"{child_prefix}   ... {node.problem_count - len(node.problems)} more problems")
+        for i, kid in enumerate(kids):
+            emit(kid, child_prefix, i == len(kids) - 1, False)
+
+    for root in roots:
+        emit(root, "", True, True)
+    total_urls = sum(n.entries for n in nodes.values())
+    errors = sum(1 for n in nodes.values() for p in n.problems if p.severity is Severity.ERROR)
+    if found is not None:
+        errors += sum(1 for p in found.problems if p.severity is Severity.ERROR)
+    warnings = sum(1 for n in nodes.values() for p in n.problems if p.severity is Severity.WARNING)
+    if found is not None:
+        warnings += sum(1 for p in found.problems if p.severity is Severity.WARNING)
+    out.append("")
+    out.append(f"{len(nodes):,} sitemap{'s' if len(nodes) != 1 else ''}, {total_urls:,} URLs, {errors} error"
+               f"{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''} in {elapsed:.2f} s")
+    return "\n".join(out) + "\n"
+
+
+def _tree_json(url: str, nodes: dict[str, SitemapNode]) -> dict[str, Any]:
+    """One sitemap of the tree as JSON, its children nested."""
+    node = nodes[url]
+    d = node.to_dict()
+    d["sitemaps"] = [_tree_json(c, nodes) for c in node.children if c in nodes and nodes[c].parent == url]
+    return d
+
+
+def tree_dict(found: Discovery | None, roots: list[str], nodes: dict[str, SitemapNode],
+              elapsed: float) -> dict[str, Any]:
+    """``discover --format json``: the discovery, the tree of sitemaps and a summary."""
+    return {
+        "discovery": found.to_dict() if found is not None else None,
+        "sitemaps": [_tree_json(r, nodes) for r in roots],
+        "summary": {
+            "sitemaps": len(nodes),
+            "urls": sum(n.entries for n in nodes.values()),
+            "errors": sum(n.errors for n in nodes.values()),
+            "elapsed": round(elapsed, 3),
+        },
+    }
