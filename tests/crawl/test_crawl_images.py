@@ -69,7 +69,7 @@ def test_crawl_lists_checks_and_reports_images(server: LocalServer, tmp_path: Pa
         f"{b}/a": [f"{b}/img/p.webp", f"{b}/img/broken.jpg", f"{b}/img/noext"],
         f"{b}/b": [f"{b}/img/broken.jpg"],
     }
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((out.parent / "out-report" / "crawl-report.json").read_text())
     assert report["broken_image_count"] == 2
     assert [(i["url"], i["status"], i["pages"], i["page_count"]) for i in report["broken_images"]] == [
         (f"{b}/img/broken.jpg", 404, [f"{b}/a", f"{b}/b"], 2),
@@ -80,7 +80,7 @@ def test_crawl_lists_checks_and_reports_images(server: LocalServer, tmp_path: Pa
     assert {m for m, _ in image_methods} == {"HEAD"}
     assert {p for _, p in image_methods} == {"/img/ok.jpg", "/img/ok-2x.jpg", "/img/gone-3x.jpg", "/img/p.webp",
                                              "/img/broken.jpg", "/img/noext"}
-    page = (out / "report.html").read_text()
+    page = (out.parent / "out-report" / "report.html").read_text()
     assert "Broken images (2)" in page
     assert "Used on" in page
 
@@ -91,6 +91,6 @@ def test_without_images_nothing_is_checked(server: LocalServer, tmp_path: Path) 
     res = run_cli(["crawl", server.url("/"), "--out", out, "--state", tmp_path / "s.sqlite", *FAST])
     assert res.returncode == 0, res.stderr
     assert not [r for r in server.requests if r.path.startswith("/img/")]
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((out.parent / "out-report" / "crawl-report.json").read_text())
     assert report["broken_images"] == []
-    assert "Broken images" not in (out / "report.html").read_text()
+    assert "Broken images" not in (out.parent / "out-report" / "report.html").read_text()

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from sitemapkit.core import InputError, Location, Problem, Severity, define_code
+from sitemapkit.core import InputError, Location, Problem, Severity, define_code, describe_causes
 from sitemapkit.fetch import RobotsTxt
 from sitemapkit.submit._robotscheck import SM542
 
@@ -24,6 +24,10 @@ __all__ = ["SM543", "lint_robots_file"]
 SM543 = define_code("SM543", Severity.ERROR, "sitemap listed in robots.txt is missing from the folder",
                     "Publish the sitemap at the path its URL names next to robots.txt, or fix the Sitemap: line "
                     "(robots --lint with --base-url).", area="submit")
+describe_causes({
+    "SM543": "With --base-url, a Sitemap: line of the robots.txt file names a URL under that base whose file is "
+             "not in the folder beside robots.txt (not built yet, or a typo in the line).",
+})
 
 #: What a local file's relative Sitemap: lines are resolved against when no base URL is given (never fetched).
 _PLACEHOLDER = "https://robots-txt.invalid/robots.txt"
