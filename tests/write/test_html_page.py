@@ -133,3 +133,20 @@ def test_each_page_of_a_split_links_to_the_page_list(tmp_path: Path) -> None:
     assert all(f'href="{p.name}"' in index for p in pages)
     write_sitemaps([UrlEntry("https://example.com/")], tmp_path / "one", "https://example.com/", formats=("html",))
     assert "More pages" not in (tmp_path / "one" / "sitemap.html").read_text()
+
+
+def test_the_search_script_is_the_one_the_web_app_allows_by_hash() -> None:
+    import base64
+    import hashlib
+    import re
+
+    from sitemapkit.write import html_script_hashes
+
+    sink = io.BytesIO()
+    render(sink)
+    scripts = re.findall(r"<script>(.*?)</script>", sink.getvalue().decode(), re.S)
+    assert [base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() for s in scripts] == html_script_hashes()
+    pytest.importorskip("starlette")
+    from sitemapkit.web._api import FILE_CSP
+
+    assert f"'sha256-{html_script_hashes()[0]}'" in FILE_CSP

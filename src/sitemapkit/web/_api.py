@@ -43,15 +43,18 @@ from sitemapkit.web._guard import CSRF_FIELD, CSRF_FORM_CHECK, BodyTooLargeError
 from sitemapkit.web._jobs import CrawlManager, JobError, parse_crawl_request
 from sitemapkit.web._rows import RowsError, page_of_rows
 from sitemapkit.web._store import TERMINAL, CrawlRecord, valid_id
+from sitemapkit.write import html_script_hashes
 
 __all__ = ["ZIP_NAME", "api_routes", "crawl_view", "error_response", "file_headers", "list_files", "request_fields"]
 
 ZIP_NAME = "sitemaps.zip"
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$")
-#: Served files load nothing and run no script but the reports' own table script, named by its hash (sitemap.html
-#: and report.html show crawled URLs); sandboxed, they have no origin: they cannot reach the API.
+#: Served files load nothing and run no script but the reports' table script and the HTML sitemap's search, each
+#: named by its hash (sitemap.html and report.html show crawled URLs); sandboxed, they have no origin: they cannot
+#: reach the API.
 FILE_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src "
-            + " ".join(f"'sha256-{h}'" for h in report_script_hashes()) + "; sandbox allow-scripts")
+            + " ".join(f"'sha256-{h}'" for h in [*report_script_hashes(), *html_script_hashes()])
+            + "; sandbox allow-scripts")
 KEEPALIVE = 15.0
 HAS_FILES = frozenset({"done", "paused", "cancelled"})
 

@@ -23,7 +23,7 @@ from sitemapkit.write._publish import MANIFEST_NAME, SitemapFile, read_manifest
 from sitemapkit.write._render import Extension, escape
 from sitemapkit.write._rolling import FORMATS, Format
 from sitemapkit.write._sitemapset import Manifest, SitemapSetWriter, write_sitemaps
-from sitemapkit.write._writers import HtmlWriter, IndexWriter, TextWriter, UrlsetWriter
+from sitemapkit.write._writers import HtmlWriter, IndexWriter, TextWriter, UrlsetWriter, html_script_hashes
 
 __all__ = [
     "FORMATS",
@@ -50,6 +50,7 @@ __all__ = [
     "UrlsetWriter",
     "escape",
     "filter_urls",
+    "html_script_hashes",
     "items_of_runs",
     "iter_input",
     "iter_input_runs",

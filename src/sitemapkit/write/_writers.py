@@ -41,6 +41,7 @@ __all__ = [
     "UrlsetWriter",
     "html_closing_size",
     "html_links_size",
+    "html_script_hashes",
     "index_header",
     "urlset_header",
 ]
@@ -238,6 +239,17 @@ def _sitemap_page() -> tuple[Template, dict[str, Any]]:
     """The HTML sitemap's template (``write/templates/sitemap.html``) and its macros, loaded on first use."""
     template = page_environment("sitemapkit.write", escape=escape, compact=True).get_template("sitemap.html")
     return template, vars(template.module)
+
+
+def html_script_hashes() -> list[str]:
+    """The base64 SHA-256 of the one script the HTML sitemap carries (its search box, ``find.js``), for a
+    server's Content-Security-Policy (``script-src 'sha256-...'``)."""
+    import base64
+    import hashlib
+
+    env = page_environment("sitemapkit.write", escape=escape, compact=True)
+    script = env.get_template("find.js").render()
+    return [base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")]
 
 
 #: A page title longer than this is cut (with "…") in the HTML sitemap.
