@@ -93,11 +93,11 @@ def test_every_boundary_under_the_debug_allocator(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_valgrind_sees_no_invalid_access(tmp_path: Path) -> None:
-    # valgrind is ~50x slower: a shorter run (long enough to overflow a small text node) and every 7th cut.
+    # valgrind is ~50x slower: a shorter run (long enough to overflow a small text node) and every 17th cut.
     log = tmp_path / "valgrind.log"
     proc = _run(
         ["valgrind", "--error-exitcode=99", f"--log-file={log}", "--errors-for-leak-kinds=none",
-         sys.executable, str(_child(tmp_path)), "300", "7"],
+         sys.executable, str(_child(tmp_path)), "300", "17"],
         env_extra={"PYTHONMALLOC": "malloc"}, timeout=900,
     )
     text = log.read_text(encoding="utf-8", errors="replace")

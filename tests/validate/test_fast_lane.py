@@ -74,7 +74,8 @@ def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
 @pytest.mark.parametrize("path", corpus_params(CORPUS_FILES, ids=lambda p: str(p.relative_to(CORPUS))))
 def test_corpus_validates_the_same_both_ways(path: Path) -> None:
     data = path.read_bytes()
-    _same_both_ways(data)
+    if "bomb" not in path.name:  # a bomb inflates to the whole byte budget: the two reports below compare it
+        _same_both_ways(data)
     reports = []
     for fast in (False, True):
         _read_fast.ENABLED = fast
