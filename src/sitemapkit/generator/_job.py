@@ -253,6 +253,16 @@ def _add_run(writer: SitemapSetWriter, hosts: HostCheck | None, run: EntryRun,
              report: Callable[[Problem], None]) -> None:
     """Add a run of entries as the item loop adds each (SM608 for another host, SM610 for an entry that cannot
     be written, both reported and skipped), in order."""
+    locs = run.locs
+    if locs is not None and (hosts is None or hosts.all_on(locs)):  # a text list's canonical lines, one host
+        done, exc = writer.add_locs(locs)
+        if exc is None:
+            return
+        report(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
+                       Location(run.source, run.lines[done], loc=redact_credentials(locs[done]))))
+        if done + 1 < len(locs):
+            _add_run(writer, hosts, EntryRun.of_locs(run.source, locs[done + 1:], run.lines[done + 1:]), report)
+        return
     entries = run.entries
     n = len(entries)
     i = 0

@@ -45,6 +45,7 @@ from sitemapkit.core import (
     url_argument_problem,
 )
 from sitemapkit.write._codes import SM606, SM607
+from sitemapkit.write._locblock import canonical_block
 from sitemapkit.write._partition import PartitionFiles, PartitionSpec
 from sitemapkit.write._publish import XSL_NAME, Publisher, SitemapFile
 from sitemapkit.write._render import Warnings
@@ -338,6 +339,38 @@ class SitemapSetWriter:
             raise
         self.urls += end - start
         return end, None
+
+    def add_locs(self, locs: list[str]) -> tuple[int, InvalidValueError | None]:
+        """:meth:`add_run` for ``UrlEntry(loc)`` of each of ``locs``, returning the same: a text list's lines
+        without building an entry per line. Locs that are not canonical on one origin (``canonical_block``
+        says which) take :meth:`add_run` with entries built by the constructor (which may raise)."""
+        if self._state != "open":
+            self._ensure_open()
+        roller = self._rollers[0]
+        if (self._seen is not None or len(self._rollers) != 1 or not isinstance(roller, XmlRoller)
+                or not canonical_block(locs)):
+            return self._add_locs_slowly(locs)
+        files, count = len(roller.done), roller.count
+        try:
+            roller.add_locs(locs, self._scope, self._warnings.add)
+        except BaseException as exc:
+            added = sum(d.urls for d in roller.done[files:]) - count + roller.count
+            self.urls += added
+            if isinstance(exc, InvalidValueError):
+                return added, exc
+            raise
+        self.urls += len(locs)
+        return len(locs), None
+
+    def _add_locs_slowly(self, locs: list[str]) -> tuple[int, InvalidValueError | None]:
+        entries: list[UrlEntry] = []
+        for i, loc in enumerate(locs):
+            try:
+                entries.append(UrlEntry(loc))
+            except InvalidValueError as exc:
+                stop, error = self.add_run(entries)
+                return (stop, error) if error is not None else (i, exc)
+        return self.add_run(entries)
 
     @property
     def problems(self) -> tuple[Problem, ...]:
