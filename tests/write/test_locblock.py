@@ -113,13 +113,14 @@ def _write(out: Path, locs: list[str], *, lane: bool, **kwargs: object) -> tuple
             i += done
     manifest = writer.manifest
     assert manifest is not None
-    log += [manifest.urls, [repr(p).replace(str(out), "OUT") for p in manifest.problems]]
+    log += [manifest.urls, manifest.duplicates, [repr(p).replace(str(out), "OUT") for p in manifest.problems]]
     return log, _files(out)
 
 
 @pytest.mark.parametrize("options", [
     {}, {"max_urls": 7}, {"max_bytes": 4000}, {"max_urls": 250, "max_bytes": 30000}, {"dedupe": True},
-    {"formats": ("xml", "txt")}, {"gzip": True}, {"check_scope": False},
+    {"formats": ("xml", "txt")}, {"gzip": True}, {"check_scope": False}, {"dedupe": True, "max_urls": 300},
+    {"dedupe": True, "max_bytes": 4000},
 ])
 def test_add_locs_is_add_run(options: dict[str, object], tmp_path: Path) -> None:
     r = random.Random(7)
@@ -131,7 +132,7 @@ def test_add_locs_is_add_run(options: dict[str, object], tmp_path: Path) -> None
         elif x < 0.02:
             locs.append(f"https://a.com/it's-{i}")
         elif x < 0.03:
-            locs.append(f"https://a.com/p{i % 50}")  # duplicates
+            locs.append(f"https://a.com/p{i % 5}")  # duplicates
         else:
             locs.append(f"https://a.com/p{i}?q={i}&r=1")
     # runs that are one clean block, and the same with a foreign host in the middle (SM607 outside the base)
@@ -139,7 +140,9 @@ def test_add_locs_is_add_run(options: dict[str, object], tmp_path: Path) -> None
         lane = _write(tmp_path / f"lane-{variant}", data, lane=True, **options)
         general = _write(tmp_path / f"general-{variant}", data, lane=False, **options)
         assert lane == general, variant
-        assert lane[0][-2] > 1000
+        assert lane[0][-3] > 1000
+        if options.get("dedupe"):
+            assert lane[0][-2] > 10
 
 
 def test_add_locs_takes_what_the_constructor_takes(tmp_path: Path) -> None:

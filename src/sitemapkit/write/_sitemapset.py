@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitemapkit.core import (
+    MAX_LOC_LENGTH,
     MAX_NEWS_PER_SITEMAP,
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
@@ -347,9 +348,15 @@ class SitemapSetWriter:
         if self._state != "open":
             self._ensure_open()
         roller = self._rollers[0]
-        if (self._seen is not None or len(self._rollers) != 1 or not isinstance(roller, XmlRoller)
-                or not canonical_block(locs)):
+        if len(self._rollers) != 1 or not isinstance(roller, XmlRoller) or not canonical_block(locs):
             return self._add_locs_slowly(locs)
+        if self._seen is not None:
+            fresh = self._fresh_locs(locs, roller)
+            if fresh is None:
+                return self._add_locs_slowly(locs)
+            roller.add_locs(fresh, self._scope, self._warnings.add)  # cannot raise: see _fresh_locs
+            self.urls += len(fresh)
+            return len(locs), None
         files, count = len(roller.done), roller.count
         try:
             roller.add_locs(locs, self._scope, self._warnings.add)
@@ -361,6 +368,30 @@ class SitemapSetWriter:
             raise
         self.urls += len(locs)
         return len(locs), None
+
+    def _fresh_locs(self, locs: list[str], roller: XmlRoller) -> list[str] | None:
+        """``dedupe``: the locs of a canonical block not seen before, in order (each duplicate counted and warned
+        as :meth:`add` does), the rest now seen; None when :meth:`add` one at a time must decide (a loc outside
+        the scope, whose warning would come first, or files too small for any loc, where one could be refused
+        after the locs behind it were marked seen)."""
+        scope = self._scope
+        if scope is not None and not (locs[0].startswith(scope) and "\n".join(locs).count("\n" + scope)
+                                      == len(locs) - 1):
+            return None
+        if roller.overhead + 6 * MAX_LOC_LENGTH + 32 > self.max_bytes:  # each character escaped, as "&apos;"
+            return None
+        seen = self._seen
+        assert seen is not None
+        fresh: list[str] = []
+        for loc in locs:
+            key = blake2b(loc.encode("utf-8"), digest_size=12).digest()  # the key add() uses
+            if key in seen:
+                self.duplicates += 1
+                self._warnings.add(SM606.code, f"duplicate loc skipped: {loc}", loc)
+            else:
+                seen.add(key)
+                fresh.append(loc)
+        return fresh
 
     def _add_locs_slowly(self, locs: list[str]) -> tuple[int, InvalidValueError | None]:
         entries: list[UrlEntry] = []
