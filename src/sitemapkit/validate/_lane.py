@@ -26,6 +26,7 @@ from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
+from sitemapkit.validate._proof import XsdProof
 from sitemapkit.validate._strategy import LaneHost
 
 __all__ = ["ValidatorLane"]
@@ -35,7 +36,8 @@ class ValidatorLane(CanonicalLane):
     """Checks canonical blocks for one XML pass (seen as a :class:`LaneHost`) and hands it the rest of the
     document. The driver gives the XML pass this class as its lane factory."""
 
-    __slots__ = ("_batch_limit", "_region", "_region_count", "_region_line", "_xp")
+    __slots__ = ("_batch_limit", "_batches", "_proof", "_region", "_region_clean", "_region_count", "_region_line",
+                 "_xp")
 
     _TAILED = True
 
@@ -46,9 +48,13 @@ class ValidatorLane(CanonicalLane):
         self._region: list[bytes] = []  # bytes of the blocks of the current XSD batch
         self._region_count = 0
         self._region_line = 0  # document line of the region's first byte
+        self._region_clean = True  # every block of the region is proven valid by the schema (see _proof)
+        self._batches = 0  # batches completed by the lane
+        self._proof: XsdProof | None = None
 
     def _start(self, head: bytes) -> bool:
         self._xp.lx_feed(head)
+        self._proof = XsdProof.for_head(head)
         return not self._xp.dead
 
     def _batch_doc(self) -> bytes:
@@ -75,6 +81,8 @@ class ValidatorLane(CanonicalLane):
         cline = self._line_at_buf_start()  # document line at text[cpos] (lxml's lines are the document's)
         region_from = pos
         region_count = self._region_count
+        region_clean = self._region_clean
+        proof = self._proof if xsd else None
         limit = self._batch_limit
         if xsd and not region_count and not self._region:
             self._region_line = cline + count("\n", 0, pos)
@@ -106,6 +114,7 @@ class ValidatorLane(CanonicalLane):
                 found = check_priority(pr)
                 if found:
                     findings(found, cline if flat else cline + count("\n", start, m.start(4)), loc)
+            parts: tuple[list[str], list[tuple[str, str]]] | None = None
             if google:
                 if store is not None and loc is not None:
                     store.add_page(loc)
@@ -122,7 +131,7 @@ class ValidatorLane(CanonicalLane):
                     others: list[tuple[str, str, int | None]] | None = None
                     seen: dict[str, str] = {}
                     if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
-                        image_texts, pairs = items.split(run)
+                        parts = image_texts, pairs = items.split(run)
                         if image_texts:
                             images = [(text or None, cline) for text in image_texts]
                         for hreflang, href in pairs:
@@ -179,22 +188,45 @@ class ValidatorLane(CanonicalLane):
                         check_alternates(ctx, links, loc)
             if ctx.found != before:
                 xp.note_value_lines(before)
+                region_clean = False
+            elif region_clean and (proof is None or not flat or loc is not raw or raw is None
+                                   or not proof.block(raw, lm, cf, pr, self._parts(run, parts))):
+                region_clean = False
             if xsd:
                 region_count += 1
                 if region_count >= limit:
-                    self._region.append(buf[region_from:pos])
-                    doc = self._batch_doc()
-                    region_count = 0
-                    region_from = pos
-                    self._region_line = cline + count("\n", start, pos)
+                    next_line = cline + count("\n", start, pos)  # the next region's first line
                     xp.count += done
                     done = 0
-                    xp.flush_bytes_batch(doc)
+                    self._batches += 1
+                    if region_clean and self._batches > 1:
+                        # Every block proven valid (values, and structure by the block pattern); the first batch
+                        # was validated, with the root's attributes: the schema has nothing to say here.
+                        self._region = []
+                        xp.skip_bytes_batch()
+                    else:
+                        self._region.append(buf[region_from:pos])
+                        xp.flush_bytes_batch(self._batch_doc())
+                    self._region_line = next_line
+                    region_count = 0
+                    region_from = pos
+                    region_clean = True
         xp.count += done
         self._region_count = region_count
+        self._region_clean = region_clean
         if xsd and region_from < pos:
             self._region.append(buf[region_from:pos])
         return pos
+
+    def _parts(self, run: str | None, parts: tuple[list[str], list[tuple[str, str]]] | None
+               ) -> tuple[list[str], list[tuple[str, str]]] | None:
+        """The images and links of a block's extension run (``parts`` when already split), None without one."""
+        if not run:
+            return None
+        if parts is not None:
+            return parts
+        assert self._items is not None
+        return self._items.split(run)
 
     def _handover(self, skipped: int, rest: bytes) -> bytes:
         xp = self._xp
