@@ -10,12 +10,9 @@ Tables::
     urls(id, url, depth, state, ...)
                                   one row per normalised URL; state 0 queued, 1 in flight, 2 fetched,
                                   3 not fetched (excluded before fetching: scope, robots, trap)
-    link_rows(src, dst)           page ``src`` links to URL ``dst`` (ids); the referrers of a broken link. Rows are
-                                  appended in crawl order (no key: a million pages make ~30 million links, and
-                                  keeping them sorted by ``dst`` meant a random B-tree page written per link);
-                                  the ``dst`` index is built once, when referrers are first asked for (the
-                                  report), and dropped when crawling starts or resumes. Schema version 2; a
-                                  version-1 file's ``links(dst, src)`` is moved into it when opened.
+    link_rows(src, dst)           page ``src`` links to URL ``dst`` (ids), appended (a key sorted by dst cost a
+                                  random B-tree page per link); indexed by dst once, for the report's referrers
+                                  (schema 2; version 1's ``links(dst, src)`` is moved here when opened)
     hreflang(page, lang, href)    alternates declared by a page (clusters are built from them at the end)
     history(url, fingerprint, lastmod)
                                   what the previous crawl with this state file saw: a page whose fingerprint
@@ -39,9 +36,7 @@ the same file is refused with "state file FILE is in use by process N" before it
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,9 +44,7 @@ from types import TracebackType
 
 from sitemapkit.core import ConfigurationError, SitemapkitError, StoreConnection, StoreSpec, open_store, sql_statements
 from sitemapkit.crawl._fingerprint import FINGERPRINT_VERSION
-
-if sys.platform != "win32":  # POSIX: one crawl per state file
-    import fcntl
+from sitemapkit.crawl._lock import ProcessLock
 
 __all__ = ["CrawlState", "ProcessLock", "QueuedUrl", "StateInUseError", "UrlRow"]
 
@@ -117,66 +110,6 @@ SPEC = StoreSpec(kind="a crawl state file", app_id=0x534B4353, version=SCHEMA_VE
 
 class StateInUseError(SitemapkitError):
     """Another process holds the crawl state file (a crawl is running with it)."""
-
-
-class ProcessLock:
-    """An exclusive, non-blocking lock on ``path`` (created when missing) that records the owner's process id.
-
-    ``acquire`` raises :class:`BlockingIOError` (with the owner's pid in ``owner``) when another process holds
-    it. The lock is an ``flock`` on the file: the kernel drops it when the process ends, however it ends, so a
-    killed run never leaves a stale lock. ``release`` deletes the file; a process that opened the file just
-    before that notices (the path no longer names the file it locked) and starts over. On filesystems without
-    ``flock`` (some network mounts) and on Windows the lock is a no-op, as the output folder's lock is.
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._fd: int | None = None
-        self.owner: int | None = None
-
-    def acquire(self) -> None:
-        if sys.platform == "win32":  # pragma: no cover
-            return
-        while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                self.owner = _read_pid(fd)
-                os.close(fd)
-                raise
-            except OSError:  # no flock on this filesystem: go on unlocked
-                os.close(fd)
-                return
-            try:
-                same = os.path.samestat(os.stat(self.path), os.fstat(fd))
-            except FileNotFoundError:
-                same = False
-            if not same:  # the previous owner released (and deleted) the file between our open and our flock
-                os.close(fd)
-                continue
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            self._fd = fd
-            return
-
-    def release(self) -> None:
-        if self._fd is None:
-            return
-        try:
-            os.unlink(self.path)  # while still holding the lock: nobody can have taken it in between
-        except OSError:
-            pass
-        os.close(self._fd)  # closing releases the flock
-        self._fd = None
-
-
-def _read_pid(fd: int) -> int | None:
-    try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +255,7 @@ class CrawlState:
             )
         for table in ("urls", "link_rows", "hreflang", "query_variants"):
             self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-        self.db.execute(_NO_DST_INDEX)  # links are appended while crawling; the index comes with the report
+        self.db.execute(_NO_DST_INDEX)  # appended while crawling; the index comes with the report
         self._indexed = False
         self.db.execute("DELETE FROM meta WHERE key NOT IN ('schema', 'fingerprint')")
         self.set_meta("start_url", start_url)
@@ -359,8 +292,7 @@ class CrawlState:
         return cur.lastrowid
 
     def add_links(self, src: int, dsts: Sequence[int]) -> None:
-        """Page ``src`` links to ``dsts`` (appended: a pair met twice, e.g. a page fetched again after a resume,
-        is counted once by :meth:`referrers` and :meth:`referrer_count`)."""
+        """Page ``src`` links to ``dsts`` (a pair met twice, e.g. after a resume, counts once as a referrer)."""
         self.db.executemany("INSERT INTO link_rows(src, dst) VALUES (?, ?)", [(src, d) for d in dsts])
 
     def bump_query_variants(self, path: str) -> int:
@@ -502,7 +434,6 @@ class CrawlState:
             self._indexed = True
 
     def referrers(self, url_id: int, limit: int) -> list[str]:
-        """The first ``limit`` pages linking to ``url_id``, by URL."""
         self._dst_index()
         cur = self.db.execute(
             "SELECT u.url FROM (SELECT DISTINCT src FROM link_rows WHERE dst = ?) l JOIN urls u ON u.id = l.src "
@@ -512,7 +443,6 @@ class CrawlState:
         return [str(r[0]) for r in cur]
 
     def referrer_count(self, url_id: int) -> int:
-        """How many pages link to ``url_id``."""
         self._dst_index()
         return int(self.db.execute("SELECT count(DISTINCT src) FROM link_rows WHERE dst = ?",
                                    (url_id,)).fetchone()[0])

@@ -22,7 +22,7 @@ the lane on and off.
 from __future__ import annotations
 
 from sitemapkit.core import MAX_IMAGES_PER_URL
-from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane
+from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane, xml_value
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
@@ -30,6 +30,11 @@ from sitemapkit.validate._proof import XsdProof
 from sitemapkit.validate._strategy import LaneHost
 
 __all__ = ["ValidatorLane"]
+
+
+def flat_block(text: str, start: int, end: int) -> bool:
+    """No line feed in ``text[start:end]``."""
+    return text.find("\n", start, end) < 0
 
 
 class ValidatorLane(CanonicalLane):
@@ -40,6 +45,10 @@ class ValidatorLane(CanonicalLane):
                  "_xp")
 
     _TAILED = True
+    # Values with the five entities, character references and UTF-8 characters too, and comments between blocks,
+    # as the reader's lane takes them: values are decoded as XML decodes them (``xml_value``) before the checks,
+    # and the XSD batches keep the bytes as written.
+    _EXTENDED = True
 
     def __init__(self, xp: LaneHost, batch_limit: int) -> None:
         super().__init__()
@@ -88,6 +97,8 @@ class ValidatorLane(CanonicalLane):
             self._region_line = cline + count("\n", 0, pos)
         # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
         all_flat = count("\n") == count("</url>\n")
+        # Values need decoding only where the buffer has a reference or a non-ASCII byte (checked once, in C).
+        decode = not buf.isascii() or b"&" in buf
         done = 0  # blocks checked, added to xp.count before anything reads it
         for m in self._block.finditer(text, pos):
             start = m.start()
@@ -96,6 +107,26 @@ class ValidatorLane(CanonicalLane):
             raw, lm, cf, pr, run = m.groups()
             if run and run.count("<") > MAX_LANE_TAGS:
                 break  # maybe more images or alternates than their caps: lxml reads it (and caps them)
+            split: tuple[list[str], list[tuple[str, str]]] | None = None
+            if decode:
+                try:
+                    if "&" in raw or not raw.isascii():
+                        raw = xml_value(raw)
+                    if lm is not None and ("&" in lm or not lm.isascii()):
+                        lm = xml_value(lm)
+                    if cf is not None and ("&" in cf or not cf.isascii()):
+                        cf = xml_value(cf)
+                    if pr is not None and ("&" in pr or not pr.isascii()):
+                        pr = xml_value(pr)
+                    if run and ("&" in run or not run.isascii()):
+                        if not flat_block(text, start, m.end(5)):
+                            break  # an extension spanning lines with a reference: lxml reads it
+                        assert items is not None
+                        images_raw, pairs_raw = items.split(run)
+                        split = ([xml_value(v) for v in images_raw],
+                                 [(xml_value(a), xml_value(b)) for a, b in pairs_raw])
+                except ValueError:  # not XML characters, or not UTF-8: lxml reads it and reports
+                    break
             pos = m.end()
             cline += count("\n", cpos, start)
             cpos = start
@@ -131,7 +162,7 @@ class ValidatorLane(CanonicalLane):
                     others: list[tuple[str, str, int | None]] | None = None
                     seen: dict[str, str] = {}
                     if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
-                        parts = image_texts, pairs = items.split(run)
+                        parts = image_texts, pairs = split if split is not None else items.split(run)
                         if image_texts:
                             images = [(text or None, cline) for text in image_texts]
                         for hreflang, href in pairs:
@@ -190,7 +221,7 @@ class ValidatorLane(CanonicalLane):
                 xp.note_value_lines(before)
                 region_clean = False
             elif region_clean and (proof is None or not flat or loc is not raw or raw is None
-                                   or not proof.block(raw, lm, cf, pr, self._parts(run, parts))):
+                                   or not proof.block(raw, lm, cf, pr, self._parts(run, parts or split))):
                 region_clean = False
             if xsd:
                 region_count += 1
@@ -226,7 +257,7 @@ class ValidatorLane(CanonicalLane):
         if parts is not None:
             return parts
         assert self._items is not None
-        return self._items.split(run)
+        return self._items.split(run)  # (a run with references was split and decoded before: parts)
 
     def _handover(self, skipped: int, rest: bytes) -> bytes:
         xp = self._xp

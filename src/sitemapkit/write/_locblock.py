@@ -22,10 +22,12 @@ both on every kind of line).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from hashlib import blake2b
 
 from sitemapkit.core import MAX_LOC_LENGTH, SIMPLE_URI, UrlEntry, canonical_loc_entry
 
-__all__ = ["canonical_block", "canonical_entry", "origin_prefix"]
+__all__ = ["canonical_block", "canonical_entry", "fresh_locs", "origin_prefix"]
 
 # What SIMPLE_URI allows after the origin: its path run class, "%" (escapes checked apart) and the line separator.
 _AFTER_ORIGIN = (b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -70,3 +72,22 @@ def canonical_entry(loc: str) -> UrlEntry:
     entry = canonical_loc_entry(loc)
     assert entry is not None, loc
     return entry
+
+
+def fresh_locs(locs: list[str], seen: set[bytes], scope: str | None,
+               duplicate: Callable[[str], None]) -> list[str] | None:
+    """The locs of a canonical block whose keys are not in ``seen`` (the same 96-bit blake2b keys as
+    ``SitemapSetWriter.add``), in order, their keys now in ``seen``; ``duplicate(loc)`` for each other. None,
+    with ``seen`` untouched, when a loc is outside ``scope`` (one at a time, its warning comes first)."""
+    if scope is not None and not (locs[0].startswith(scope)
+                                  and "\n".join(locs).count("\n" + scope) == len(locs) - 1):
+        return None
+    fresh: list[str] = []
+    for loc in locs:
+        key = blake2b(loc.encode("utf-8"), digest_size=12).digest()
+        if key in seen:
+            duplicate(loc)
+        else:
+            seen.add(key)
+            fresh.append(loc)
+    return fresh

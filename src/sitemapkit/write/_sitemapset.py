@@ -46,7 +46,7 @@ from sitemapkit.core import (
     url_argument_problem,
 )
 from sitemapkit.write._codes import SM606, SM607
-from sitemapkit.write._locblock import canonical_block
+from sitemapkit.write._locblock import canonical_block, fresh_locs
 from sitemapkit.write._partition import PartitionFiles, PartitionSpec
 from sitemapkit.write._publish import XSL_NAME, Publisher, SitemapFile
 from sitemapkit.write._render import Warnings
@@ -370,28 +370,17 @@ class SitemapSetWriter:
         return len(locs), None
 
     def _fresh_locs(self, locs: list[str], roller: XmlRoller) -> list[str] | None:
-        """``dedupe``: the locs of a canonical block not seen before, in order (each duplicate counted and warned
-        as :meth:`add` does), the rest now seen; None when :meth:`add` one at a time must decide (a loc outside
-        the scope, whose warning would come first, or files too small for any loc, where one could be refused
-        after the locs behind it were marked seen)."""
-        scope = self._scope
-        if scope is not None and not (locs[0].startswith(scope) and "\n".join(locs).count("\n" + scope)
-                                      == len(locs) - 1):
-            return None
+        """``dedupe``: the locs of a canonical block not seen before (``fresh_locs``); None when :meth:`add` one
+        at a time must decide: a loc outside the scope (its warning comes first), or files too small for any loc
+        (one could be refused after the locs behind it were marked seen)."""
         if roller.overhead + 6 * MAX_LOC_LENGTH + 32 > self.max_bytes:  # each character escaped, as "&apos;"
             return None
-        seen = self._seen
-        assert seen is not None
-        fresh: list[str] = []
-        for loc in locs:
-            key = blake2b(loc.encode("utf-8"), digest_size=12).digest()  # the key add() uses
-            if key in seen:
-                self.duplicates += 1
-                self._warnings.add(SM606.code, f"duplicate loc skipped: {loc}", loc)
-            else:
-                seen.add(key)
-                fresh.append(loc)
-        return fresh
+        assert self._seen is not None
+        return fresh_locs(locs, self._seen, self._scope, self._duplicate)
+
+    def _duplicate(self, loc: str) -> None:
+        self.duplicates += 1
+        self._warnings.add(SM606.code, f"duplicate loc skipped: {loc}", loc)
 
     def _add_locs_slowly(self, locs: list[str]) -> tuple[int, InvalidValueError | None]:
         entries: list[UrlEntry] = []
