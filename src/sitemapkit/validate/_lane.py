@@ -146,11 +146,13 @@ class ValidatorLane(CanonicalLane):
                 if found:
                     findings(found, cline if flat else cline + count("\n", start, m.start(4)), loc)
             parts: tuple[list[str], list[tuple[str, str]]] | None = None
+            urls_ok = False  # every image loc and href of the run matched FAST_URL (the Google checks saw them)
             if google:
                 if store is not None and loc is not None:
                     store.add_page(loc)
                 if run:
                     assert items is not None
+                    urls_ok = flat
                     images: list[tuple[str | None, int]] | None = None
                     links: list[Link] | None = None
                     # The common hreflang case is settled here: every link's hreflang already known to be
@@ -214,14 +216,16 @@ class ValidatorLane(CanonicalLane):
                                 fm = FAST_URL(image_text)
                                 if fm is not None and not ctx.bad_host(fm.group(2)):
                                     continue
+                            urls_ok = False
                             check_image_loc(ctx, image_text, line, loc)
                     if links is not None:
+                        urls_ok = False
                         check_alternates(ctx, links, loc)
             if ctx.found != before:
                 xp.note_value_lines(before)
                 region_clean = False
             elif region_clean and (proof is None or not flat or loc is not raw or raw is None
-                                   or not proof.block(raw, lm, cf, pr, self._parts(run, parts or split))):
+                                   or not proof.block(raw, lm, cf, pr, self._parts(run, parts or split), urls_ok)):
                 region_clean = False
             if xsd:
                 region_count += 1

@@ -52,10 +52,11 @@ def _valid_date(text: str) -> bool:
 class XsdProof:
     """Decides, block by block, whether the schema surely accepts a lane block (see the module's docstring)."""
 
-    __slots__ = ("_dates",)
+    __slots__ = ("_dates", "_languages")
 
     def __init__(self) -> None:
         self._dates: dict[str, bool] = {}  # lastmod text -> valid for the schema (bounded)
+        self._languages: set[str] = set()  # hreflang values found to be xs:language (bounded)
 
     @classmethod
     def for_head(cls, head: bytes) -> XsdProof | None:
@@ -69,10 +70,11 @@ class XsdProof:
         return cls() if root.tag == f"{{{_SITEMAP_NS}}}urlset" else None
 
     def block(self, loc: str, lastmod: str | None, changefreq: str | None, priority: str | None,
-              parts: tuple[list[str], list[tuple[str, str]]] | None) -> bool:
+              parts: tuple[list[str], list[tuple[str, str]]] | None, urls_ok: bool = False) -> bool:
         """True when the schema surely accepts a block with these values. ``loc`` already matched ``FAST_URL``
         and is shorter than 2,048 characters (``entry_loc`` kept it as written); ``parts``: the image locs and
-        (hreflang, href) pairs of its extension run, None without one."""
+        (hreflang, href) pairs of its extension run, None without one; ``urls_ok``: each of those image locs and
+        hrefs is the loc or matched ``FAST_URL`` already (the Google checks' common case)."""
         if len(loc) < 12:
             return False
         if lastmod is not None:
@@ -90,10 +92,18 @@ class XsdProof:
             return False
         if parts is not None:
             images, links = parts
-            for image in images:
-                if FAST_URL(image) is None:
-                    return False
+            if not urls_ok:
+                for image in images:
+                    if FAST_URL(image) is None:
+                        return False
+            languages = self._languages
             for hreflang, href in links:
-                if _LANGUAGE(hreflang) is None or FAST_URL(href) is None:
+                if hreflang not in languages:
+                    if _LANGUAGE(hreflang) is None:
+                        return False
+                    if len(languages) > 4096:
+                        languages.clear()
+                    languages.add(hreflang)
+                if not urls_ok and FAST_URL(href) is None:
                     return False
         return True
