@@ -123,8 +123,10 @@ class ValidatorLane(CanonicalLane):
                             break  # an extension spanning lines with a reference: lxml reads it
                         assert items is not None
                         images_raw, pairs_raw = items.split(run)
-                        split = ([xml_value(v) for v in images_raw],
-                                 [(xml_value(a), xml_value(b)) for a, b in pairs_raw])
+                        # (only the values with a reference or a non-ASCII character need decoding)
+                        split = ([xml_value(v) if "&" in v or not v.isascii() else v for v in images_raw],
+                                 [(a if a.isascii() and "&" not in a else xml_value(a),
+                                   b if b.isascii() and "&" not in b else xml_value(b)) for a, b in pairs_raw])
                 except ValueError:  # not XML characters, or not UTF-8: lxml reads it and reports
                     break
             pos = m.end()
