@@ -11,7 +11,8 @@ Every case runs in a fresh subprocess, which reports its wall time, CPU time and
 
 "end-to-end" includes building the UrlEntry objects (the model validates and normalises every loc); "writer"
 subtracts that construction cost, measured in the same process on the same entries. The npm package is installed
-into benchmarks/_work/ on first use (npm install sitemap@8); Node gets plain JS objects, which it validates too.
+into benchmarks/_work/ on first use (npm install sitemap@latest: the newest release); Node gets plain JS objects,
+which it validates too.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def ensure_npm() -> bool:
     WORK.mkdir(exist_ok=True)
     if not (WORK / "package.json").exists():
         (WORK / "package.json").write_text('{"name": "bench-work", "private": true}\n')
-    r = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "sitemap@8"], cwd=WORK, capture_output=True)
+    r = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "sitemap@latest"], cwd=WORK, capture_output=True)
     return r.returncode == 0
 
 

@@ -7,5 +7,5 @@ venv="$here/_work/venv-reader"
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check ultimate-sitemap-parser scrapy
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade ultimate-sitemap-parser scrapy
 "$venv/bin/python" -c "import usp, scrapy; print('usp', usp.__version__ if hasattr(usp, '__version__') else '?', 'scrapy', scrapy.__version__)"

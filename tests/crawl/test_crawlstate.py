@@ -13,7 +13,7 @@ import pytest
 
 from sitemapkit import ConfigurationError
 from sitemapkit.crawl import CrawlState
-from sitemapkit.crawl._state import StateInUseError
+from sitemapkit.crawl._state import SCHEMA_VERSION, StateInUseError
 
 
 def test_frontier_is_breadth_first_and_resumable(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_a_killed_owner_leaves_no_lock(tmp_path: Path) -> None:
             holder.wait(30)
     assert (tmp_path / "s.sqlite.lock").exists()  # left behind by kill -9, but no longer locked
     with CrawlState(path) as st:
-        assert st.get_meta("schema") == "1"
+        assert st.get_meta("schema") == str(SCHEMA_VERSION)
 
 
 def test_sorts_spill_to_temporary_files_not_memory(tmp_path: Path) -> None:

@@ -114,3 +114,61 @@ def test_a_state_written_before_versions_were_recorded_is_adopted(tmp_path: Path
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA application_id").fetchone()[0] == SPEC.app_id
     raw.close()
+
+
+V1_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE urls(id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, depth INTEGER NOT NULL,
+    state INTEGER NOT NULL DEFAULT 0, status INTEGER, error TEXT, final_url TEXT, redirects TEXT, content_type TEXT,
+    reason TEXT, detail TEXT, in_sitemap INTEGER NOT NULL DEFAULT 0, lastmod TEXT, fingerprint TEXT, images TEXT);
+CREATE TABLE links(dst INTEGER NOT NULL, src INTEGER NOT NULL, PRIMARY KEY(dst, src)) WITHOUT ROWID;
+"""
+
+
+def test_a_version_1_state_keeps_its_links_as_rows(tmp_path: Path) -> None:
+    # Version 1 kept links sorted by (dst, src); version 2 appends them (link_rows) and indexes them for the report.
+    path = tmp_path / "v1.sqlite"
+    raw = sqlite3.connect(path)
+    raw.executescript(V1_SCHEMA)
+    raw.executemany("INSERT INTO urls(id, url, depth, state) VALUES (?, ?, 1, 2)",
+                    [(i, f"https://e.com/{c}") for i, c in enumerate("abc", 1)])
+    raw.executemany("INSERT INTO links(dst, src) VALUES (?, ?)", [(3, 1), (3, 2), (1, 2)])
+    raw.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [("schema", "1"), ("start_url", "https://e.com/"),
+                                                                  ("fingerprint", str(FINGERPRINT_VERSION))])
+    raw.execute(f"PRAGMA application_id = {SPEC.app_id}")
+    raw.execute("PRAGMA user_version = 1")
+    raw.commit()
+    raw.close()
+    with CrawlState(path) as st:
+        assert st.referrers(3, 10) == ["https://e.com/a", "https://e.com/b"]
+        assert st.referrer_count(1) == 1
+        assert st.get_meta("schema") == "2"
+        st.add_links(2, [3])  # the same pair again (a page fetched again after a resume): counted once
+        assert st.referrer_count(3) == 2
+    raw = sqlite3.connect(path)
+    tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "links" not in tables
+    assert raw.execute("SELECT count(*) FROM link_rows").fetchone()[0] == 4
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SPEC.version == 2
+    raw.close()
+
+
+def test_links_are_appended_while_crawling_and_indexed_for_the_report(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with CrawlState(path) as st:
+        st.start_new("https://e.com/", "2026-01-01T00:00:00Z")
+        a, b = st.add_url("https://e.com/a", 0), st.add_url("https://e.com/b", 1)
+        st.add_links(a, [b])
+
+        def indexes() -> set[str]:
+            return {str(r[0]) for r in st.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+
+        assert "link_rows_dst" not in indexes()  # no index to keep sorted while crawling
+        assert st.referrers(b, 5) == ["https://e.com/a"]
+        assert "link_rows_dst" in indexes()  # built once, for the report
+        plan = " ".join(str(r[-1]) for r in st.db.execute(
+            "EXPLAIN QUERY PLAN SELECT count(DISTINCT src) FROM link_rows WHERE dst = ?", (b,)))
+        assert "link_rows_dst" in plan
+        st.prepare_resume()
+        assert "link_rows_dst" not in indexes()  # crawling again: appended again
+        assert st.referrer_count(b) == 1

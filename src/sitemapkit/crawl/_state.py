@@ -10,7 +10,9 @@ Tables::
     urls(id, url, depth, state, ...)
                                   one row per normalised URL; state 0 queued, 1 in flight, 2 fetched,
                                   3 not fetched (excluded before fetching: scope, robots, trap)
-    links(dst, src)               page ``src`` links to URL ``dst`` (ids); the referrers of a broken link
+    link_rows(src, dst)           page ``src`` links to URL ``dst`` (ids), appended (a key sorted by dst cost a
+                                  random B-tree page per link); indexed by dst once, for the report's referrers
+                                  (schema 2; version 1's ``links(dst, src)`` is moved here when opened)
     hreflang(page, lang, href)    alternates declared by a page (clusters are built from them at the end)
     history(url, fingerprint, lastmod)
                                   what the previous crawl with this state file saw: a page whose fingerprint
@@ -37,9 +39,7 @@ the same file is refused with "state file FILE is in use by process N" before it
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,13 +47,11 @@ from types import TracebackType
 
 from sitemapkit.core import ConfigurationError, SitemapkitError, StoreConnection, StoreSpec, open_store, sql_statements
 from sitemapkit.crawl._fingerprint import FINGERPRINT_VERSION
-
-if sys.platform != "win32":  # POSIX: one crawl per state file
-    import fcntl
+from sitemapkit.crawl._lock import ProcessLock
 
 __all__ = ["CrawlState", "ProcessLock", "QueuedUrl", "StateInUseError", "UrlRow"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 QUEUED, IN_FLIGHT, FETCHED, SKIPPED = 0, 1, 2, 3
 
@@ -78,7 +76,7 @@ CREATE TABLE IF NOT EXISTS urls(
 );
 CREATE INDEX IF NOT EXISTS urls_queue ON urls(depth, id) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS urls_sitemap ON urls(url) WHERE in_sitemap = 1;
-CREATE TABLE IF NOT EXISTS links(dst INTEGER NOT NULL, src INTEGER NOT NULL, PRIMARY KEY(dst, src)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS link_rows(src INTEGER NOT NULL, dst INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS hreflang(page INTEGER NOT NULL, lang TEXT NOT NULL, href TEXT NOT NULL,
                                     PRIMARY KEY(page, lang, href)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS hreflang_href ON hreflang(href);
@@ -97,75 +95,27 @@ def _legacy(db: sqlite3.Connection) -> int | None:
         row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     except sqlite3.DatabaseError:
         return None
-    return 1 if row is not None and row[0] == "1" else None
+    return int(row[0]) if row is not None and row[0] in ("1", "2") else None
 
+
+def _links_to_rows(db: sqlite3.Connection) -> None:
+    """Version 1 -> 2: the links table keyed by (dst, src) becomes appended rows (see the module's docstring)."""
+    db.execute("CREATE TABLE IF NOT EXISTS link_rows(src INTEGER NOT NULL, dst INTEGER NOT NULL)")
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'links'").fetchone() is not None:
+        db.execute("INSERT INTO link_rows(src, dst) SELECT src, dst FROM links ORDER BY src")
+        db.execute("DROP TABLE links")
+    db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+
+
+_DST_INDEX = "CREATE INDEX IF NOT EXISTS link_rows_dst ON link_rows(dst, src)"
+_NO_DST_INDEX = "DROP INDEX IF EXISTS link_rows_dst"
 
 SPEC = StoreSpec(kind="a crawl state file", app_id=0x534B4353, version=SCHEMA_VERSION, schema=sql_statements(_SCHEMA),
-                 legacy=_legacy, advice=_ADVICE)
+                 legacy=_legacy, advice=_ADVICE, migrations={1: _links_to_rows})
 
 
 class StateInUseError(SitemapkitError):
     """Another process holds the crawl state file (a crawl is running with it)."""
-
-
-class ProcessLock:
-    """An exclusive, non-blocking lock on ``path`` (created when missing) that records the owner's process id.
-
-    ``acquire`` raises :class:`BlockingIOError` (with the owner's pid in ``owner``) when another process holds
-    it. The lock is an ``flock`` on the file: the kernel drops it when the process ends, however it ends, so a
-    killed run never leaves a stale lock. ``release`` deletes the file; a process that opened the file just
-    before that notices (the path no longer names the file it locked) and starts over. On filesystems without
-    ``flock`` (some network mounts) and on Windows the lock is a no-op, as the output folder's lock is.
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._fd: int | None = None
-        self.owner: int | None = None
-
-    def acquire(self) -> None:
-        if sys.platform == "win32":  # pragma: no cover
-            return
-        while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                self.owner = _read_pid(fd)
-                os.close(fd)
-                raise
-            except OSError:  # no flock on this filesystem: go on unlocked
-                os.close(fd)
-                return
-            try:
-                same = os.path.samestat(os.stat(self.path), os.fstat(fd))
-            except FileNotFoundError:
-                same = False
-            if not same:  # the previous owner released (and deleted) the file between our open and our flock
-                os.close(fd)
-                continue
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            self._fd = fd
-            return
-
-    def release(self) -> None:
-        if self._fd is None:
-            return
-        try:
-            os.unlink(self.path)  # while still holding the lock: nobody can have taken it in between
-        except OSError:
-            pass
-        os.close(self._fd)  # closing releases the flock
-        self._fd = None
-
-
-def _read_pid(fd: int) -> int | None:
-    try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +156,7 @@ class CrawlState:
         # Progress displays ask several times a second, and counting a frontier of a million rows took tens of ms.
         self._queued: int | None = None
         self._lock: ProcessLock | None = None
+        self._indexed = False  # link_rows_dst built in this process (see _dst_index)
         if self.path not in ("", ":memory:"):
             self._lock = ProcessLock(self.path + ".lock")
             try:
@@ -308,8 +259,10 @@ class CrawlState:
                 "INSERT OR REPLACE INTO history(url, fingerprint, lastmod) "
                 "SELECT url, fingerprint, lastmod FROM urls WHERE state = 2 AND fingerprint IS NOT NULL"
             )
-        for table in ("urls", "links", "hreflang", "query_variants", "image_uses", "titles"):
+        for table in ("urls", "link_rows", "hreflang", "query_variants", "image_uses", "titles"):
             self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+        self.db.execute(_NO_DST_INDEX)  # appended while crawling; the index comes with the report
+        self._indexed = False
         self.db.execute("DELETE FROM meta WHERE key NOT IN ('schema', 'fingerprint')")
         self.set_meta("start_url", start_url)
         self.set_meta("crawl_time", crawl_time)
@@ -321,6 +274,8 @@ class CrawlState:
         """Put the URLs that were in flight when the crawl stopped back into the queue."""
         self.begin()
         self.db.execute("UPDATE urls SET state = 0 WHERE state = 1")
+        self.db.execute(_NO_DST_INDEX)
+        self._indexed = False
         self.set_meta("status", "running")
         self.commit()
         self._queued = None
@@ -343,7 +298,8 @@ class CrawlState:
         return cur.lastrowid
 
     def add_links(self, src: int, dsts: Sequence[int]) -> None:
-        self.db.executemany("INSERT OR IGNORE INTO links(dst, src) VALUES (?, ?)", [(d, src) for d in dsts])
+        """Page ``src`` links to ``dsts`` (a pair met twice, e.g. after a resume, counts once as a referrer)."""
+        self.db.executemany("INSERT INTO link_rows(src, dst) VALUES (?, ?)", [(src, d) for d in dsts])
 
     def bump_query_variants(self, path: str) -> int:
         """Count one more query variant of ``path``; returns the new count."""
@@ -478,15 +434,24 @@ class CrawlState:
         )
         return [(r[0], int(r[1])) for r in cur]
 
+    def _dst_index(self) -> None:
+        if not self._indexed:
+            self.db.execute(_DST_INDEX)  # one sort of all links, instead of a random insert per link
+            self._indexed = True
+
     def referrers(self, url_id: int, limit: int) -> list[str]:
+        self._dst_index()
         cur = self.db.execute(
-            "SELECT u.url FROM links l JOIN urls u ON u.id = l.src WHERE l.dst = ? ORDER BY u.url LIMIT ?",
+            "SELECT u.url FROM (SELECT DISTINCT src FROM link_rows WHERE dst = ?) l JOIN urls u ON u.id = l.src "
+            "ORDER BY u.url LIMIT ?",
             (url_id, limit),
         )
         return [str(r[0]) for r in cur]
 
     def referrer_count(self, url_id: int) -> int:
-        return int(self.db.execute("SELECT count(*) FROM links WHERE dst = ?", (url_id,)).fetchone()[0])
+        self._dst_index()
+        return int(self.db.execute("SELECT count(DISTINCT src) FROM link_rows WHERE dst = ?",
+                                   (url_id,)).fetchone()[0])
 
     def sitemap_pages(self) -> Iterator[tuple[int, str, str | None, str | None]]:
         """(id, url, lastmod, images JSON) of every page that goes into the sitemap, by URL."""

@@ -190,8 +190,8 @@ class Generation:
         with _fewer_collections(), writer:
             for item in runs:
                 if item.__class__ is EntryRun:  # a URL list's entries, a run at a time
-                    if hints is not None:
-                        item.entries = [hints.apply(e) for e in item.entries]
+                    if hints is not None:  # entries with their hinted values (no longer bare locs)
+                        item = EntryRun(item.source, [hints.apply(e) for e in item.entries], item.lines)
                     _add_run(writer, hosts, item, report)
                     continue
                 if isinstance(item, Problem):
@@ -290,6 +290,16 @@ def _add_run(writer: SitemapSetWriter, hosts: HostCheck | None, run: EntryRun,
              report: Callable[[Problem], None]) -> None:
     """Add a run of entries as the item loop adds each (SM608 for another host, SM610 for an entry that cannot
     be written, both reported and skipped), in order."""
+    locs = run.locs
+    if locs is not None and (hosts is None or hosts.all_on(locs)):  # a text list's canonical lines, one host
+        done, exc = writer.add_locs(locs)
+        if exc is None:
+            return
+        report(Problem("SM610", Severity.ERROR, f"cannot be written: {exc}",
+                       Location(run.source, run.lines[done], loc=redact_credentials(locs[done]))))
+        if done + 1 < len(locs):
+            _add_run(writer, hosts, EntryRun.of_locs(run.source, locs[done + 1:], run.lines[done + 1:]), report)
+        return
     entries = run.entries
     n = len(entries)
     i = 0

@@ -125,9 +125,10 @@ _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _REFS = re.compile(r"&(?:#x([0-9a-fA-F]++)|#([0-9]++)|([a-z]++));")
 
 
-class NotXml(Exception):
+class NotXml(ValueError):
     """A value the lane matched is not what XML allows (a character reference to a non-character, U+FFFE):
-    the block is left to lxml, which reports it."""
+    the block is left to lxml, which reports it. (A ValueError, as the UnicodeDecodeError of a value that is not
+    UTF-8: callers outside this layer catch both as ValueError.)"""
 
 
 def _char(m: re.Match[str]) -> str:

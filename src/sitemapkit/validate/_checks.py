@@ -64,10 +64,29 @@ _PLACEHOLDER_LOCS = frozenset({"none", "null", "undefined", "nan"})
 _MOJIBAKE_HINT = re.compile(r"%C[23]%[89AB][0-9A-F]%C[23]%[89AB]|[\u00c2\u00c3][\u0080-\u00bf]", re.IGNORECASE)
 
 
+_ESCAPE_RUNS = re.compile(r"(?:%[0-9A-Fa-f]{2})+").findall
+_MOJIBAKE_SEEN: dict[str, bool] = {}  # the escape runs of an ASCII URL -> the verdict (bounded)
+
+
 def _is_mojibake(text: str) -> bool:
     """UTF-8 bytes read as Latin-1/cp1252 and encoded again: decoding once more as UTF-8 succeeds."""
     if not _MOJIBAKE_HINT.search(text):
         return False
+    if text.isascii():
+        # Only the %-escape runs can change (ASCII goes through both codecs and UTF-8 as it is, and a UTF-8
+        # sequence cannot span an ASCII character): the runs joined by a space get the verdict the whole URL gets,
+        # and a shop's many URLs with the same umlauts share it.
+        key = " ".join(_ESCAPE_RUNS(text))
+        verdict = _MOJIBAKE_SEEN.get(key)
+        if verdict is None:
+            if len(_MOJIBAKE_SEEN) > 4096:
+                _MOJIBAKE_SEEN.clear()
+            verdict = _MOJIBAKE_SEEN[key] = _mojibake_of(key)
+        return verdict
+    return _mojibake_of(text)
+
+
+def _mojibake_of(text: str) -> bool:
     decoded = unquote(text, errors="strict") if "%" in text else text
     for codec in ("latin-1", "cp1252"):
         try:

@@ -30,6 +30,9 @@ MAX_PAGES_IN_MEMORY = 100_000
 #: Links waiting for their return link (plus settled pairs) in memory before they are spilled to the database
 #: (~10 MB; a cluster of n pages waits for n*(n-1)/2 links at most, and its pages sit close together).
 MAX_PENDING_LINKS = 25_000
+#: A settled pair is one 128-bit int (~75 bytes with its set slot) where a waiting link also keeps five strings
+#: (~400 bytes): settled pairs count for 1/SETTLED_PER_LINK of a link against the budget.
+SETTLED_PER_LINK = 5
 
 
 _MASK64 = (1 << 64) - 1
@@ -111,7 +114,7 @@ class HreflangStore:
             if key in pending or (key if hp < ht else (ut << 64) | up) in settled:
                 continue  # the same link again (e.g. also as x-default), or a pair already settled
             pending[key] = (page, target, hreflang, source, line)
-        if len(pending) + len(settled) >= MAX_PENDING_LINKS:
+        if len(pending) + len(settled) // SETTLED_PER_LINK >= MAX_PENDING_LINKS:
             self._spill()
 
     def _spill_pages(self) -> None:

@@ -22,22 +22,33 @@ the lane on and off.
 from __future__ import annotations
 
 from sitemapkit.core import MAX_IMAGES_PER_URL
-from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane
+from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane, xml_value
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
+from sitemapkit.validate._proof import XsdProof
 from sitemapkit.validate._strategy import LaneHost
 
 __all__ = ["ValidatorLane"]
+
+
+def flat_block(text: str, start: int, end: int) -> bool:
+    """No line feed in ``text[start:end]``."""
+    return text.find("\n", start, end) < 0
 
 
 class ValidatorLane(CanonicalLane):
     """Checks canonical blocks for one XML pass (seen as a :class:`LaneHost`) and hands it the rest of the
     document. The driver gives the XML pass this class as its lane factory."""
 
-    __slots__ = ("_batch_limit", "_region", "_region_count", "_region_line", "_xp")
+    __slots__ = ("_batch_limit", "_batches", "_proof", "_region", "_region_clean", "_region_count", "_region_line",
+                 "_xp")
 
     _TAILED = True
+    # Values with the five entities, character references and UTF-8 characters too, and comments between blocks,
+    # as the reader's lane takes them: values are decoded as XML decodes them (``xml_value``) before the checks,
+    # and the XSD batches keep the bytes as written.
+    _EXTENDED = True
 
     def __init__(self, xp: LaneHost, batch_limit: int) -> None:
         super().__init__()
@@ -46,9 +57,13 @@ class ValidatorLane(CanonicalLane):
         self._region: list[bytes] = []  # bytes of the blocks of the current XSD batch
         self._region_count = 0
         self._region_line = 0  # document line of the region's first byte
+        self._region_clean = True  # every block of the region is proven valid by the schema (see _proof)
+        self._batches = 0  # batches completed by the lane
+        self._proof: XsdProof | None = None
 
     def _start(self, head: bytes) -> bool:
         self._xp.lx_feed(head)
+        self._proof = XsdProof.for_head(head)
         return not self._xp.dead
 
     def _batch_doc(self) -> bytes:
@@ -75,11 +90,15 @@ class ValidatorLane(CanonicalLane):
         cline = self._line_at_buf_start()  # document line at text[cpos] (lxml's lines are the document's)
         region_from = pos
         region_count = self._region_count
+        region_clean = self._region_clean
+        proof = self._proof if xsd else None
         limit = self._batch_limit
         if xsd and not region_count and not self._region:
             self._region_line = cline + count("\n", 0, pos)
         # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
         all_flat = count("\n") == count("</url>\n")
+        # Values need decoding only where the buffer has a reference or a non-ASCII byte (checked once, in C).
+        decode = not buf.isascii() or b"&" in buf
         done = 0  # blocks checked, added to xp.count before anything reads it
         for m in self._block.finditer(text, pos):
             start = m.start()
@@ -88,6 +107,28 @@ class ValidatorLane(CanonicalLane):
             raw, lm, cf, pr, run = m.groups()
             if run and run.count("<") > MAX_LANE_TAGS:
                 break  # maybe more images or alternates than their caps: lxml reads it (and caps them)
+            split: tuple[list[str], list[tuple[str, str]]] | None = None
+            if decode:
+                try:
+                    if "&" in raw or not raw.isascii():
+                        raw = xml_value(raw)
+                    if lm is not None and ("&" in lm or not lm.isascii()):
+                        lm = xml_value(lm)
+                    if cf is not None and ("&" in cf or not cf.isascii()):
+                        cf = xml_value(cf)
+                    if pr is not None and ("&" in pr or not pr.isascii()):
+                        pr = xml_value(pr)
+                    if run and ("&" in run or not run.isascii()):
+                        if not flat_block(text, start, m.end(5)):
+                            break  # an extension spanning lines with a reference: lxml reads it
+                        assert items is not None
+                        images_raw, pairs_raw = items.split(run)
+                        # (only the values with a reference or a non-ASCII character need decoding)
+                        split = ([xml_value(v) if "&" in v or not v.isascii() else v for v in images_raw],
+                                 [(a if a.isascii() and "&" not in a else xml_value(a),
+                                   b if b.isascii() and "&" not in b else xml_value(b)) for a, b in pairs_raw])
+                except ValueError:  # not XML characters, or not UTF-8: lxml reads it and reports
+                    break
             pos = m.end()
             cline += count("\n", cpos, start)
             cpos = start
@@ -106,11 +147,14 @@ class ValidatorLane(CanonicalLane):
                 found = check_priority(pr)
                 if found:
                     findings(found, cline if flat else cline + count("\n", start, m.start(4)), loc)
+            parts: tuple[list[str], list[tuple[str, str]]] | None = None
+            urls_ok = False  # every image loc and href of the run matched FAST_URL (the Google checks saw them)
             if google:
                 if store is not None and loc is not None:
                     store.add_page(loc)
                 if run:
                     assert items is not None
+                    urls_ok = flat
                     images: list[tuple[str | None, int]] | None = None
                     links: list[Link] | None = None
                     # The common hreflang case is settled here: every link's hreflang already known to be
@@ -122,7 +166,7 @@ class ValidatorLane(CanonicalLane):
                     others: list[tuple[str, str, int | None]] | None = None
                     seen: dict[str, str] = {}
                     if flat:  # every element on the <url>'s line: the texts are enough (no match objects)
-                        image_texts, pairs = items.split(run)
+                        parts = image_texts, pairs = split if split is not None else items.split(run)
                         if image_texts:
                             images = [(text or None, cline) for text in image_texts]
                         for hreflang, href in pairs:
@@ -174,27 +218,52 @@ class ValidatorLane(CanonicalLane):
                                 fm = FAST_URL(image_text)
                                 if fm is not None and not ctx.bad_host(fm.group(2)):
                                     continue
+                            urls_ok = False
                             check_image_loc(ctx, image_text, line, loc)
                     if links is not None:
+                        urls_ok = False
                         check_alternates(ctx, links, loc)
             if ctx.found != before:
                 xp.note_value_lines(before)
+                region_clean = False
+            elif region_clean and (proof is None or not flat or loc is not raw or raw is None
+                                   or not proof.block(raw, lm, cf, pr, self._parts(run, parts or split), urls_ok)):
+                region_clean = False
             if xsd:
                 region_count += 1
                 if region_count >= limit:
-                    self._region.append(buf[region_from:pos])
-                    doc = self._batch_doc()
-                    region_count = 0
-                    region_from = pos
-                    self._region_line = cline + count("\n", start, pos)
+                    next_line = cline + count("\n", start, pos)  # the next region's first line
                     xp.count += done
                     done = 0
-                    xp.flush_bytes_batch(doc)
+                    self._batches += 1
+                    if region_clean and self._batches > 1:
+                        # Every block proven valid (values, and structure by the block pattern); the first batch
+                        # was validated, with the root's attributes: the schema has nothing to say here.
+                        self._region = []
+                        xp.skip_bytes_batch()
+                    else:
+                        self._region.append(buf[region_from:pos])
+                        xp.flush_bytes_batch(self._batch_doc())
+                    self._region_line = next_line
+                    region_count = 0
+                    region_from = pos
+                    region_clean = True
         xp.count += done
         self._region_count = region_count
+        self._region_clean = region_clean
         if xsd and region_from < pos:
             self._region.append(buf[region_from:pos])
         return pos
+
+    def _parts(self, run: str | None, parts: tuple[list[str], list[tuple[str, str]]] | None
+               ) -> tuple[list[str], list[tuple[str, str]]] | None:
+        """The images and links of a block's extension run (``parts`` when already split), None without one."""
+        if not run:
+            return None
+        if parts is not None:
+            return parts
+        assert self._items is not None
+        return self._items.split(run)  # (a run with references was split and decoded before: parts)
 
     def _handover(self, skipped: int, rest: bytes) -> bytes:
         xp = self._xp

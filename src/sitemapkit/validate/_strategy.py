@@ -44,6 +44,9 @@ class LaneHost(Protocol):
     def flush_bytes_batch(self, doc: bytes) -> None:
         """Validate a full batch of the lane's blocks (a small document) against the schema."""
 
+    def skip_bytes_batch(self) -> None:
+        """A full batch of the lane's blocks, every one proven valid by the schema's rules: nothing to validate."""
+
     def adopt_batch(self, doc: bytes, count: int) -> None:
         """Take a partial batch of the lane's blocks as the start of the element path's batch."""
 

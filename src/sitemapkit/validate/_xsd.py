@@ -149,6 +149,12 @@ class XsdBatching:
             for line, message in _schema_errors(schema, root):
                 self._xsd_error(line, message, value_lines)
 
+    def skip_bytes_batch(self) -> None:
+        """A full batch of the fast lane's blocks that the schema has nothing to say about (every value proven
+        valid, ``_proof``): not parsed nor validated; the batch before it is collected as a flush would."""
+        self._collect()
+        self._value_lines = set()
+
     def adopt_batch(self, doc: bytes, count: int) -> None:
         """The fast lane hands over with a partial batch: its blocks become the start of the element batch."""
         assert self._schema is not None

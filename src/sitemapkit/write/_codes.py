@@ -72,6 +72,12 @@ class HostCheck:
                 return i
         return stop
 
+    def all_on(self, locs: list[str]) -> bool:
+        """True when every one of ``locs`` starts with the base origin as written (so :meth:`first_off` finds
+        none off it); checked on the joined text, one C-level count."""
+        prefix = self._prefix
+        return bool(locs) and locs[0].startswith(prefix) and "\n".join(locs).count("\n" + prefix) == len(locs) - 1
+
     def problem(self, loc: str, source: str, line: int | None) -> Problem | None:
         """None when ``loc`` is on the base URL's host, else the SM608 problem to report (the entry is skipped)."""
         if loc.startswith(self._prefix) or url_origin(loc) == self.home:

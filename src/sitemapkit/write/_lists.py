@@ -17,7 +17,6 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sitemapkit.core import (
@@ -35,6 +34,7 @@ from sitemapkit.core import (
     lastmod_of_valid_form,
     parse_lastmod_lenient,
 )
+from sitemapkit.write._locblock import canonical_block, canonical_entry
 
 __all__ = ["FAST", "RUN_SIZE", "EntryRun", "Reports", "RunItem", "read_runs", "text_blocks"]
 
@@ -49,14 +49,48 @@ class Reports(NamedTuple):
     unknown_columns: Callable[[str, int, str], Problem]
 
 
-@dataclass(slots=True)
 class EntryRun:
     """Consecutive entries of one URL list (no problem between them), each with its line: what the run readers
-    yield, so a consumer handles a thousand lines per step instead of one item (and one ``Location``) per line."""
+    yield, so a consumer handles a thousand lines per step instead of one item (and one ``Location``) per line.
 
-    source: str
-    entries: list[UrlEntry]
-    lines: list[int]
+    ``locs``, when not None, says every entry is ``UrlEntry(loc)`` of a canonical loc (nothing but the loc: a
+    text list's line), ``locs[i]`` being ``entries[i].loc``: a consumer may take the strings and skip the
+    objects (``SitemapSetWriter.add_locs``). The entries are then built on first use."""
+
+    __slots__ = ("_entries", "lines", "locs", "source")
+
+    def __init__(self, source: str, entries: list[UrlEntry] | None, lines: list[int],
+                 locs: list[str] | None = None) -> None:
+        if entries is None and locs is None:
+            raise ValueError("an EntryRun needs its entries or its locs")
+        self.source = source
+        self._entries = entries
+        self.lines = lines
+        self.locs = locs
+
+    @classmethod
+    def of_locs(cls, source: str, locs: list[str], lines: list[int]) -> EntryRun:
+        """A run of ``UrlEntry(loc)`` for canonical ``locs`` (the caller checked them: ``canonical_block``)."""
+        return cls(source, None, lines, locs)
+
+    @property
+    def entries(self) -> list[UrlEntry]:
+        entries = self._entries
+        if entries is None:
+            assert self.locs is not None
+            entries = self._entries = [canonical_entry(loc) for loc in self.locs]
+        return entries
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not EntryRun:
+            return NotImplemented
+        assert isinstance(other, EntryRun)
+        return (self.source, self.entries, self.lines) == (other.source, other.entries, other.lines)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EntryRun(source={self.source!r}, entries={self.entries!r}, lines={self.lines!r})"
 
 
 #: What the run readers yield: a run of entries, or a problem (that line was skipped).
@@ -138,6 +172,12 @@ def _runs_text(run: _Run, blocks: Iterator[list[str]], source: str, reports: Rep
     fast = FAST
     lineno = 0
     for block in blocks:
+        if fast and canonical_block(block):  # every line a canonical loc on one origin: one run of strings
+            if run.entries:
+                yield run.take()
+            yield EntryRun.of_locs(source, block, list(range(lineno + 1, lineno + 1 + len(block))))
+            lineno += len(block)
+            continue
         entries, lines = run.entries, run.lines
         for line in block:
             lineno += 1

@@ -20,6 +20,7 @@ from typing import BinaryIO, Literal, NoReturn
 
 from sitemapkit.core import InvalidEntryError, SitemapRef, UrlEntry, has_credentials, redact_credentials
 from sitemapkit.write._codes import SM607
+from sitemapkit.write._locblock import canonical_entry
 from sitemapkit.write._render import UrlRenderer, Warnings
 from sitemapkit.write._writers import (
     TITLE_CHARS,
@@ -222,6 +223,44 @@ class XmlRoller(Roller):
                     flush_at = size + _FLUSH_BYTES
         finally:
             self.count, self.size, self.news = count, size, news
+
+    def add_locs(self, locs: list[str], scope: str | None,
+                 warn: Callable[[str, str, str | None], None] | None) -> None:
+        """:meth:`add_many` for ``UrlEntry(loc)`` of each of ``locs``, canonical locs on one origin
+        (``canonical_block``): such a loc holds no credentials (no userinfo in its origin), nothing to escape but
+        "&" and "'", and only ASCII, so a slice that fits in the current file is rendered by one join and one
+        replace. What does not fit whole (a roll, the byte limit), a "'", or a loc outside ``scope`` goes
+        through :meth:`add_many` entry by entry, which rolls, warns and raises as always."""
+        n = len(locs)
+        i = 0
+        head, sep, tail = "<url><loc>", "</loc></url>\n<url><loc>", "</loc></url>\n"
+        while i < n:
+            count = self.count
+            if not self.open or count >= self.max_urls:
+                self.add_many((canonical_entry(locs[i]),), scope, warn)  # rolls (or raises)
+                i += 1
+                continue
+            stop = min(n, i + self.max_urls - count)
+            part = locs[i:stop] if i or stop != n else locs
+            body = sep.join(part)
+            if "'" in body or (scope is not None and not (
+                    part[0].startswith(scope) and body.count(sep + scope) == len(part) - 1)):
+                self.add_many([canonical_entry(loc) for loc in part], scope, warn)
+                i = stop
+                continue
+            if "&" in body:
+                body = body.replace("&", "&amp;")
+            text = head + body + tail
+            size = self.size + len(text)  # ASCII: one byte a character
+            if size > self.max_bytes:
+                self.add_many([canonical_entry(loc) for loc in part], scope, warn)
+                i = stop
+                continue
+            self.buf.append(text)
+            self.count = count + len(part)
+            self.size = size
+            self._flush()  # a slice is tens of KiB: one write each
+            i = stop
 
     def _roll(self, entry: UrlEntry, size: int) -> None:
         """Start a new file for ``entry`` (finishing the current one), or refuse an entry no file can hold."""

@@ -24,13 +24,12 @@ import secrets
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 from urllib.parse import urlsplit
 
 from sitemapkit.core import (
+    MAX_LOC_LENGTH,
     MAX_NEWS_PER_SITEMAP,
     MAX_SITEMAP_BYTES,
     MAX_URLS_PER_SITEMAP,
@@ -45,8 +44,10 @@ from sitemapkit.core import (
     url_argument_problem,
 )
 from sitemapkit.write._codes import SM606, SM607
+from sitemapkit.write._locblock import canonical_block, fresh_locs
+from sitemapkit.write._manifest import Manifest
 from sitemapkit.write._partition import PartitionFiles, PartitionSpec
-from sitemapkit.write._publish import XSL_NAME, Publisher, SitemapFile
+from sitemapkit.write._publish import XSL_NAME, Publisher
 from sitemapkit.write._render import Warnings
 from sitemapkit.write._rolling import (
     FORMATS,
@@ -68,51 +69,6 @@ __all__ = ["DEFAULT_GZIP_LEVEL", "Manifest", "SitemapSetWriter", "write_sitemaps
 #: 3.0) for 12% more bytes; it compresses ~21:1 either way (BENCHMARKS.md, "Writer").
 DEFAULT_GZIP_LEVEL = 1
 _TMP_PREFIX = ".sitemapkit-tmp-"
-
-
-@dataclass(frozen=True, slots=True)
-class Manifest:
-    """What a publish wrote. ``entry_point`` is ``OUT/sitemap.xml`` (``.gz``): the index when there is more than
-    one XML file, else the urlset itself (for a txt/html-only set, the first format's: ``sitemap.txt``, the text
-    sitemaps' index ``sitemap-txt.xml`` when they are split, or ``sitemap.html``).
-    ``problems`` are warnings (deprecated tags, duplicates, URLs outside the base URL), one per code with a
-    count; the library never prints them.
-
-    Example: ``manifest = write_sitemaps(entries, "public/", "https://example.com/")``, then ``manifest.entry_point``,
-    ``manifest.urls``, ``manifest.to_dict()``.
-    """
-
-    out_dir: Path
-    entry_point: Path | None
-    files: tuple[SitemapFile, ...]
-    urls: int
-    duplicates: int
-    removed: tuple[Path, ...]
-    problems: tuple[Problem, ...] = field(default=())
-    #: Set when repeats were looked for among the first this many distinct URLs only (memory stays bounded:
-    #: :class:`~sitemapkit.core.ExactSeen`); later repeats were written. None: every URL was checked (or no dedupe).
-    dedupe_limit: int | None = None
-
-    @property
-    def index(self) -> SitemapFile | None:
-        return next((f for f in self.files if f.kind == "index"), None)
-
-    @property
-    def sitemaps(self) -> tuple[SitemapFile, ...]:
-        """The urlset files (what the index lists, or the single sitemap)."""
-        return tuple(f for f in self.files if f.kind == "urlset")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "out_dir": str(self.out_dir),
-            "entry_point": str(self.entry_point) if self.entry_point else None,
-            "urls": self.urls,
-            "duplicates": self.duplicates,
-            "dedupe_limit": self.dedupe_limit,
-            "files": [f.to_dict() for f in self.files],
-            "removed": [str(p) for p in self.removed],
-            "problems": [p.to_dict() for p in self.problems],
-        }
 
 
 class SitemapSetWriter:
@@ -360,6 +316,57 @@ class SitemapSetWriter:
         if seen is not None:
             seen.update(keys)
         return end, None
+
+    def add_locs(self, locs: list[str]) -> tuple[int, InvalidValueError | None]:
+        """:meth:`add_run` for ``UrlEntry(loc)`` of each of ``locs``, returning the same: a text list's lines
+        without building an entry per line. Locs that are not canonical on one origin (``canonical_block``
+        says which) take :meth:`add_run` with entries built by the constructor (which may raise)."""
+        if self._state != "open":
+            self._ensure_open()
+        roller = self._rollers[0]
+        if len(self._rollers) != 1 or not isinstance(roller, XmlRoller) or not canonical_block(locs):
+            return self._add_locs_slowly(locs)
+        if self._seen is not None:
+            fresh = self._fresh_locs(locs, roller)
+            if fresh is None:
+                return self._add_locs_slowly(locs)
+            roller.add_locs(fresh, self._scope, self._warnings.add)  # cannot raise: see _fresh_locs
+            self.urls += len(fresh)
+            return len(locs), None
+        files, count = len(roller.done), roller.count
+        try:
+            roller.add_locs(locs, self._scope, self._warnings.add)
+        except BaseException as exc:
+            added = sum(d.urls for d in roller.done[files:]) - count + roller.count
+            self.urls += added
+            if isinstance(exc, InvalidValueError):
+                return added, exc
+            raise
+        self.urls += len(locs)
+        return len(locs), None
+
+    def _fresh_locs(self, locs: list[str], roller: XmlRoller) -> list[str] | None:
+        """``dedupe``: the locs of a canonical block not seen before (``fresh_locs``); None when :meth:`add` one
+        at a time must decide: a loc outside the scope (its warning comes first), or files too small for any loc
+        (one could be refused after the locs behind it were marked seen)."""
+        if roller.overhead + 6 * MAX_LOC_LENGTH + 32 > self.max_bytes:  # each character escaped, as "&apos;"
+            return None
+        assert self._seen is not None
+        return fresh_locs(locs, self._seen, self._scope, self._duplicate)
+
+    def _duplicate(self, loc: str) -> None:
+        self.duplicates += 1
+        self._warnings.add(SM606.code, f"duplicate loc skipped: {loc}", loc)
+
+    def _add_locs_slowly(self, locs: list[str]) -> tuple[int, InvalidValueError | None]:
+        entries: list[UrlEntry] = []
+        for i, loc in enumerate(locs):
+            try:
+                entries.append(UrlEntry(loc))
+            except InvalidValueError as exc:
+                stop, error = self.add_run(entries)
+                return (stop, error) if error is not None else (i, exc)
+        return self.add_run(entries)
 
     @property
     def problems(self) -> tuple[Problem, ...]:

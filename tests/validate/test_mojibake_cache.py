@@ -1,0 +1,46 @@
+"""The mojibake check's verdict, cached by a URL's %-escape runs, is the verdict of the whole URL."""
+
+from __future__ import annotations
+
+import random
+from urllib.parse import quote
+
+from sitemapkit.validate import _checks
+from sitemapkit.validate._checks import check_loc
+
+WORDS = ["größe", "café", "Ã¶", "Ã¤rger", "Â£", "naïve", "€uro", "ÃŸ", "ü", "Å“", "plain", "a-b", "100%"]
+
+
+def _url(r: random.Random) -> str:
+    parts = []
+    for _ in range(r.randint(1, 4)):
+        word = r.choice(WORDS)
+        double = r.random() < 0.3  # UTF-8 read as Latin-1 and encoded again
+        parts.append(quote(word.encode("utf-8").decode("latin-1") if double else word, safe=""))
+    return "https://shop.de/" + r.choice(["/", "-", "?q=", "&x="]).join(parts)
+
+
+def test_cached_verdict_is_the_whole_urls_verdict() -> None:
+    r = random.Random(5)
+    seen = {True: 0, False: 0}
+    for _ in range(4000):
+        url = _url(r)
+        if not _checks._MOJIBAKE_HINT.search(url):
+            continue
+        try:
+            whole = _checks._mojibake_of(url)
+        except UnicodeDecodeError:
+            continue
+        assert _checks._is_mojibake(url) == whole, url
+        assert _checks._is_mojibake(url) == whole, url  # and from the cache
+        seen[whole] += 1
+    assert seen[True] > 100
+    assert seen[False] > 100
+
+
+def test_check_loc_still_names_double_encoding() -> None:
+    good = "https://shop.de/gr%C3%B6%C3%9Fe"
+    bad = "https://shop.de/gr" + quote("ö".encode().decode("latin-1")) + quote("ß".encode().decode("latin-1"))
+    for _ in range(2):  # the second time from the cache
+        assert check_loc(good)[1] == []
+        assert [code.code for code, _ in check_loc(bad)[1]] == ["SM310"]
