@@ -242,7 +242,8 @@ def test_interrupted_crawl_resumes_to_the_same_result(site: tuple[LocalServer, G
     start = len(srv.requests)
     proc = start_crawl(srv.url("/"), out, "--images", "--concurrency", "2")
     deadline = time.monotonic() + 60
-    while len(srv.requests) - start < 400 and time.monotonic() < deadline and proc.poll() is None:
+    # Early (150 of some 700 requests): under load this loop can be descheduled while the crawl goes on.
+    while len(srv.requests) - start < 150 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
     assert proc.poll() is None, "the crawl ended before it could be interrupted"
     os.kill(proc.pid, sig)
