@@ -70,7 +70,7 @@ from sitemapkit.crawl._html import extract_page, parse_x_robots_tag
 from sitemapkit.crawl._images import is_image, record_images, record_title
 from sitemapkit.crawl._normalize import UrlNormalizer
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
-from sitemapkit.crawl._state import IN_FLIGHT, SKIPPED, CrawlState, QueuedUrl
+from sitemapkit.crawl._state import IN_FLIGHT, QUEUED, SKIPPED, CrawlState, QueuedUrl
 from sitemapkit.fetch import (
     AddressPolicy,
     HttpClient,
@@ -309,16 +309,22 @@ class Crawler:
                 self.state.record(item.id, status=resp.status, final_url=final, redirects=resp.redirects,
                                   reason=Reason.REDIRECT.value, detail=f"redirects to {final}")
                 final_id = self._ids.get(final) or self.state.lookup(final)
+                # The target is a URL fetched too: it counts toward --max-pages (past it, it stays queued).
+                full = self.options.max_pages is not None and self._claimed >= self.options.max_pages
                 if final_id is None:
                     verdict = self._classify(final, depth)
                     if verdict is not None:
                         self.state.add_url(final, depth, state=SKIPPED, reason=verdict[0].value,
                                            detail=verdict[1])
                         return
-                    final_id = self.state.add_url(final, depth, state=IN_FLIGHT)
+                    final_id = self.state.add_url(final, depth, state=QUEUED if full else IN_FLIGHT)
                     self._remember(final, final_id)
-                elif not self.state.claim_one(final_id):
-                    return  # already fetched (or being fetched) on its own
+                    if full:
+                        self.state.add_links(item.id, [final_id])
+                        return
+                elif full or not self.state.claim_one(final_id):
+                    return  # already fetched (or being fetched) on its own, or no room left
+                self._claimed += 1
                 self.state.add_links(item.id, [final_id])
                 target_id, target_url = final_id, final
         self._page(target_id, target_url, depth, resp)
