@@ -167,7 +167,7 @@ def crawl_sitemapkit(url: str, concurrency: int, tag: str) -> tuple[float, int, 
                                     "--state", str(state), "--concurrency", str(concurrency)])
     import json
 
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((out.with_name(out.name + "-report") / "crawl-report.json").read_text())  # --report-dir
     return elapsed, rss, int(report["pages_crawled"])
 
 

@@ -250,7 +250,7 @@ def crawl_sitemapkit(concurrency: int, max_pages: int | None, tag: str, sample: 
     if max_pages:
         cmd += ["--max-pages", str(max_pages)]
     secs, rss, _, samples = run_measured(cmd, sample)
-    report = json.loads((out / "crawl-report.json").read_text())
+    report = json.loads((out.with_name(out.name + "-report") / "crawl-report.json").read_text())  # --report-dir
     db = sqlite3.connect(state)
     real = db.execute("SELECT count(*) FROM urls WHERE in_sitemap = 1 AND url GLOB '*/s[0-9]*/p[0-9]*.html'").fetchone()
     reasons = dict(db.execute("SELECT reason, count(*) FROM urls WHERE reason IS NOT NULL GROUP BY reason"))

@@ -28,3 +28,19 @@ def test_a_redirect_target_past_the_limit_stays_queued(tmp_path: Path) -> None:
         final = json.loads((tmp_path / "out-report" / "crawl-report.json").read_text())
         assert final["complete"] is True
         assert final["in_sitemap"] == 3  # /, /new, /c: the target left queued was crawled on resume
+
+
+def test_a_stop_that_ends_every_worker_is_still_a_stop() -> None:
+    # stop() before the first check: every worker ends at once (its next URL is None), which the run loop used
+    # to take for the end of the crawl; the CLI then published a partial set and exited 0 after a Ctrl-C.
+    import asyncio
+
+    from sitemapkit.crawl import Crawler, CrawlOptions, CrawlState
+
+    with LocalServer() as srv:
+        srv.route("/", "<html><body>home</body></html>", content_type="text/html")
+        crawler = Crawler(srv.url("/"), CrawlState(":memory:"), CrawlOptions(concurrency=2))
+        crawler.stop()
+        summary = asyncio.run(crawler.run())
+    assert summary.stopped is True
+    assert summary.complete is False

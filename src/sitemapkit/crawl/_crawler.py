@@ -491,6 +491,9 @@ class Crawler:
                 if len(done) == len(workers):
                     for w in workers:
                         w.result()  # surface a bug in a worker instead of hiding it
+                    # Workers also end when stop() empties their queue: that is a stop, not the end of the crawl
+                    # (else a Ctrl-C between two checks published a partial set and exited 0).
+                    stopped = self._stop
                     break
                 if self._stop:
                     stopped = True
