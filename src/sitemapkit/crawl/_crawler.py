@@ -13,13 +13,9 @@ A redirect is followed and its final target is the page that counts (the redirec
 reason ``redirect``). A page whose canonical points elsewhere is excluded (``canonical``) and the canonical is
 queued.
 
-lastmod moves only when the page's main content does (``_fingerprint.honest_lastmod``): when the content
-fingerprint (main text and links without dates, counters, tokens, see ``_fingerprint``) equals the one a previous
-crawl with the same state file recorded, that crawl's lastmod is kept (a re-render or a new ``Last-Modified`` does
-not move it); a page seen for the first time gets its ``Last-Modified`` header, or no lastmod when there is none
-(nothing says when it changed); a page whose content changed gets its ``Last-Modified`` when that is later than
-the previous lastmod, else the crawl's start time (it changed since the previous crawl). One crawl uses one
-timestamp, so a resumed crawl gives the same result.
+lastmod moves only when the page's main content does (``_fingerprint.honest_lastmod``, where the rules are):
+an unchanged content fingerprint keeps the previous crawl's lastmod; one crawl uses one timestamp, so a resumed
+crawl gives the same result.
 
 Trap protection: a URL longer than ``max_url_length``, deeper than ``max_depth``, with a path segment repeated
 more than ``max_repeated_segments`` times (``/a/b/a/b/a/b``), or beyond the ``max_query_variants``-th query
@@ -309,8 +305,7 @@ class Crawler:
                 self.state.record(item.id, status=resp.status, final_url=final, redirects=resp.redirects,
                                   reason=Reason.REDIRECT.value, detail=f"redirects to {final}")
                 final_id = self._ids.get(final) or self.state.lookup(final)
-                # The target is a URL fetched too: it counts toward --max-pages (past it, it stays queued).
-                full = self.options.max_pages is not None and self._claimed >= self.options.max_pages
+                full = self.options.max_pages is not None and self._claimed >= self.options.max_pages  # counts too
                 if final_id is None:
                     verdict = self._classify(final, depth)
                     if verdict is not None:
@@ -319,8 +314,7 @@ class Crawler:
                         return
                     final_id = self.state.add_url(final, depth, state=QUEUED if full else IN_FLIGHT)
                     self._remember(final, final_id)
-                    if full:
-                        self.state.add_links(item.id, [final_id])
+                    if full:  # past --max-pages: queued for a resume
                         return
                 elif full or not self.state.claim_one(final_id):
                     return  # already fetched (or being fetched) on its own, or no room left
@@ -491,9 +485,7 @@ class Crawler:
                 if len(done) == len(workers):
                     for w in workers:
                         w.result()  # surface a bug in a worker instead of hiding it
-                    # Workers also end when stop() empties their queue: that is a stop, not the end of the crawl
-                    # (else a Ctrl-C between two checks published a partial set and exited 0).
-                    stopped = self._stop
+                    stopped = self._stop  # stop() also ends every worker: still a stop, not the crawl's end
                     break
                 if self._stop:
                     stopped = True
