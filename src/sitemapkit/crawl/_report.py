@@ -247,8 +247,9 @@ def _json_rows(rows: Iterator[list[Any]]) -> Iterator[str]:
     yield Markup("]")
 
 
-def _broken_data(state: CrawlState, origin: str) -> Iterator[list[Any]]:
-    for row in _broken_rows(state, None):
+def _broken_data(rows: Iterator[_BrokenRow], origin: str) -> Iterator[list[Any]]:
+    """Broken links or broken images: the URL, its status, the pages that use it."""
+    for row in rows:
         yield [_link_cell(row.url, origin), {"p": row.what, "c": "bad"},
                {"l": [_link_cell(r, origin) for r in row.referrers], "more": row.more}]
 
@@ -284,11 +285,6 @@ def _broken_image_rows(state: CrawlState, limit: int | None) -> Iterator[_Broken
         yield _BrokenRow(image.url, what, image.pages, max(0, image.page_count - len(image.pages)))
 
 
-def _broken_image_data(state: CrawlState, origin: str) -> Iterator[list[Any]]:
-    for row in _broken_image_rows(state, None):
-        yield [_link_cell(row.url, origin), {"p": row.what, "c": "bad"},
-               {"l": [_link_cell(r, origin) for r in row.referrers], "more": row.more}]
-
 
 def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, complete: bool,
                       html_rows: int = 100) -> None:
@@ -299,7 +295,7 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
     status = sorted(_status_counts(state).items(), key=lambda kv: (not kv[0].isdigit(), kv[0]))
     depth = [(str(d), n) for d, n in state.group_count("depth", "state = 2")]
     tables = [
-        _Table(_json_rows(_broken_data(state, origin)), "broken", "Broken links", summary.broken,
+        _Table(_json_rows(_broken_data(_broken_rows(state, None), origin)), "broken", "Broken links", summary.broken,
                min(summary.broken, html_rows), "None found.",
                ("URL", "Status", "Linked from"), "s", _broken_rows(state, html_rows)),
         _Table(_json_rows(_excluded_data(state, origin)), "excluded", "Excluded from the sitemap",
@@ -313,8 +309,9 @@ def write_html_report(state: CrawlState, path: Path, summary: ReportSummary, *, 
                itertools.islice(state.rows(_REDIRECTS), html_rows)),
     ]
     if summary.broken_images:  # --images: the broken ones with the pages that show them
-        tables.insert(1, _Table(_json_rows(_broken_image_data(state, origin)), "broken", "Broken images",
-                                summary.broken_images, min(summary.broken_images, html_rows), "None found.",
+        images = _json_rows(_broken_data(_broken_image_rows(state, None), origin))
+        tables.insert(1, _Table(images, "broken", "Broken images", summary.broken_images,
+                                min(summary.broken_images, html_rows), "None found.",
                                 ("Image", "Status", "Used on"), "s", _broken_image_rows(state, html_rows),
                                 key="images"))
     page = _environment().get_template("report.html").generate(

@@ -4,7 +4,7 @@ nested gzip sniffed from the bytes). Feed it bytes, take entries and problems as
 
 from __future__ import annotations
 
-from sitemapkit.read._blocks import xml_value
+from sitemapkit.read._blocks import url_values, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC, TEXT_NAMED_XML, named_xml
 from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
 from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane, lane_enabled
@@ -65,5 +65,6 @@ __all__ = [
     "sitemap_files",
     "sniff",
     "sniff_kind",
+    "url_values",
     "xml_value",
 ]

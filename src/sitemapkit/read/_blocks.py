@@ -155,3 +155,19 @@ def xml_value(v: str) -> str:
         v = v.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'")
         return v.replace("&amp;", "&")
     return v
+
+
+def url_values(raw: str, lm: str | None, cf: str | None,
+               pr: str | None) -> tuple[str, str | None, str | None, str | None]:
+    """A lane match's loc, lastmod, changefreq and priority as lxml gives them: only a value with a reference or
+    a non-ASCII character is decoded (:func:`xml_value`; most need nothing). Raises :class:`NotXml` or
+    UnicodeDecodeError where lxml would refuse the bytes. Both lanes (reader and validator) use it."""
+    if "&" in raw or not raw.isascii():
+        raw = xml_value(raw)
+    if lm is not None and ("&" in lm or not lm.isascii()):
+        lm = xml_value(lm)
+    if cf is not None and ("&" in cf or not cf.isascii()):
+        cf = xml_value(cf)
+    if pr is not None and ("&" in pr or not pr.isascii()):
+        pr = xml_value(pr)
+    return raw, lm, cf, pr

@@ -48,7 +48,7 @@ from sitemapkit.core import (
     canonical_url_entry,
     lastmod_of_valid_form,
 )
-from sitemapkit.read._blocks import BLOCK, NotXml, RunSplitter, block_patterns, gap_end, xml_value
+from sitemapkit.read._blocks import BLOCK, NotXml, RunSplitter, block_patterns, gap_end, url_values, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC
 from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Owner
 
@@ -347,16 +347,8 @@ class FastUrlset(CanonicalLane):
                 break
             raw, lm, cf, pr, run = m.groups()
             if decode:
-                # (the checks inline: most values of such a buffer still need nothing)
                 try:
-                    if "&" in raw or not raw.isascii():
-                        raw = xml_value(raw)
-                    if lm is not None and ("&" in lm or not lm.isascii()):
-                        lm = xml_value(lm)
-                    if cf is not None and ("&" in cf or not cf.isascii()):
-                        cf = xml_value(cf)
-                    if pr is not None and ("&" in pr or not pr.isascii()):
-                        pr = xml_value(pr)
+                    raw, lm, cf, pr = url_values(raw, lm, cf, pr)
                 except (NotXml, UnicodeDecodeError):
                     break
             if run:

@@ -22,7 +22,7 @@ the lane on and off.
 from __future__ import annotations
 
 from sitemapkit.core import MAX_IMAGES_PER_URL
-from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane, xml_value
+from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane, url_values, xml_value
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import FAST_URL, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG, Link, check_alternates, check_image_loc
@@ -110,14 +110,7 @@ class ValidatorLane(CanonicalLane):
             split: tuple[list[str], list[tuple[str, str]]] | None = None
             if decode:
                 try:
-                    if "&" in raw or not raw.isascii():
-                        raw = xml_value(raw)
-                    if lm is not None and ("&" in lm or not lm.isascii()):
-                        lm = xml_value(lm)
-                    if cf is not None and ("&" in cf or not cf.isascii()):
-                        cf = xml_value(cf)
-                    if pr is not None and ("&" in pr or not pr.isascii()):
-                        pr = xml_value(pr)
+                    raw, lm, cf, pr = url_values(raw, lm, cf, pr)
                     if run and ("&" in run or not run.isascii()):
                         if not flat_block(text, start, m.end(5)):
                             break  # an extension spanning lines with a reference: lxml reads it
