@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemapkit import ParseError, Problem, SitemapParser, UrlEntry
-from sitemapkit.read import Event
+from sitemapkit.read import Event, LocRun
 from sitemapkit.read import _lane as _read_fast
 from sitemapkit.read._xml import XmlEngine
 from tests.support.corpus import CORPUS, corpus_params
@@ -24,11 +24,11 @@ NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 def _read(data: bytes, cuts: list[int], *, fast: bool, strict: bool = False, positions: bool = False,
-          ) -> tuple[list[Event], str | None]:
+          loc_runs: bool = False) -> tuple[list[Event], str | None]:
     saved = _read_fast.ENABLED
     _read_fast.ENABLED = fast
     try:
-        parser = SitemapParser("doc", strict=strict, positions=positions)
+        parser = SitemapParser("doc", strict=strict, positions=positions, loc_runs=loc_runs)
         events: list[Event] = []
         error = None
         start = 0
@@ -42,7 +42,7 @@ def _read(data: bytes, cuts: list[int], *, fast: bool, strict: bool = False, pos
         except ParseError as exc:
             events.extend(exc.events)  # type: ignore[arg-type]
             error = repr(exc.problem)
-        return events, error
+        return [e for ev in events for e in (ev.entries() if isinstance(ev, LocRun) else (ev,))], error
     finally:
         _read_fast.ENABLED = saved
 
@@ -55,6 +55,9 @@ def _same_both_ways(data: bytes, cuts: list[int] | None = None) -> list[Event]:
             slow = _read(data, cuts, fast=False, strict=strict, positions=positions)
             fast = _read(data, cuts, fast=True, strict=strict, positions=positions)
             assert fast == slow, (strict, positions)
+            if not positions:  # runs of plain blocks read in bulk (LocRun) hold the same entries
+                bulk = _read(data, cuts, fast=True, strict=strict, loc_runs=True)
+                assert bulk == slow, (strict, "loc_runs")
             if not strict and not positions:
                 whole = fast[0]
     assert whole is not None

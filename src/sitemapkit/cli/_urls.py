@@ -33,7 +33,7 @@ from sitemapkit.core import (
     is_url_source,
 )
 from sitemapkit.fetch import EntryBatch, SitemapNode, local_set, open_sources
-from sitemapkit.read import LIST_FORMATS, EntryWriter, Located
+from sitemapkit.read import LIST_FORMATS, EntryWriter, Located, LocRun
 
 if TYPE_CHECKING:
     from sitemapkit.fetch import Discovery
@@ -138,8 +138,13 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
             try:
                 with Progress(progress.describe, quiet=quiet):
                     events = open_sources([source], follow=follow, settings=settings, strict=strict,
-                                          on_item=progress.node, batches=True, file_batches=True)
+                                          on_item=progress.node, batches=True, file_batches=True,
+                                          loc_runs=fmt == "text")
                     for event in events:
+                        if isinstance(event, LocRun):  # plain entries read in bulk (text output only)
+                            progress.entries(len(event.locs))
+                            out.write_locs([loc for loc in event.locs if not seen.add(loc)] if unique else event.locs)
+                            continue
                         if isinstance(event, EntryBatch):
                             progress.entries(len(event.entries))
                             entries = _first_seen(event.entries, seen) if unique else event.entries

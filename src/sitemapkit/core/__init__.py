@@ -44,7 +44,14 @@ from sitemapkit.core._extensions import (
     plain_image,
 )
 from sitemapkit.core._hinthelp import HINT_HELP
-from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, lastmod_of_valid_form, parse_lastmod_lenient
+from sitemapkit.core._lastmod import (
+    LASTMOD_VALID_FORM,
+    LastMod,
+    Precision,
+    format_datetime,
+    lastmod_of_valid_form,
+    parse_lastmod_lenient,
+)
 from sitemapkit.core._lazy import lazy_names
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
@@ -98,6 +105,7 @@ from sitemapkit.core._seen import EXACT_IN_MEMORY, SEEN, SEEN_EXACT, ExactSeen, 
 from sitemapkit.core._spill import SpillList
 from sitemapkit.core._urls import (
     SIMPLE_URI,
+    SIMPLE_URI_XML,
     bare_host_url,
     has_credentials,
     iri_to_uri,
@@ -136,6 +144,7 @@ __all__ = [
     "HINT_HELP",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
+    "LASTMOD_VALID_FORM",
     "MAX_ALTERNATES_PER_URL",
     "MAX_CHILDREN_PER_KIND",
     "MAX_CONCURRENCY",
@@ -154,6 +163,7 @@ __all__ = [
     "SEEN",
     "SEEN_EXACT",
     "SIMPLE_URI",
+    "SIMPLE_URI_XML",
     "VERSION",
     "Alternate",
     "Changefreq",

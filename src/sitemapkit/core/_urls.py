@@ -18,6 +18,7 @@ from sitemapkit.core._limits import MAX_LOC_LENGTH
 __all__ = [
     "SIMPLE_IRI",
     "SIMPLE_URI",
+    "SIMPLE_URI_XML",
     "bare_host_url",
     "has_credentials",
     "iri_to_uri",
@@ -37,6 +38,10 @@ __all__ = [
 _ORIGIN = r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
 _URI_RUN = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#"
 SIMPLE_URI = re.compile(_ORIGIN + rf"(?:[/?#](?:[{_URI_RUN}]++|%[0-9A-Fa-f]{{2}})*+)?")
+#: A SIMPLE_URI as XML text writes it, "&" as "&amp;" (and nothing else escaped): text matches this exactly when
+#: it is the escaped form of a string SIMPLE_URI matches.
+SIMPLE_URI_XML = re.compile(
+    _ORIGIN + rf"(?:[/?#](?:[{_URI_RUN.replace('&', '')}]++|%[0-9A-Fa-f]{{2}}|&amp;)*+)?")
 # An IRI that is a SIMPLE_URI but for non-ASCII characters after the host (a raw IRI path or query, as
 # non-English sites write them): iri_to_uri only percent-encodes those as UTF-8 (pinned against the general path
 # in tests/core/test_urls_iri.py). No surrogates (not encodable), no non-ASCII host (IDNA).

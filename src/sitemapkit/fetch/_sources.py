@@ -38,6 +38,7 @@ from sitemapkit.read import (
     DocumentKind,
     Event,
     Located,
+    LocRun,
     SitemapParser,
     no_sitemap_files,
     open_bytes,
@@ -142,7 +143,7 @@ class DocumentDone:
     node: SitemapNode | None = None
 
 
-SourceEvent: TypeAlias = "UrlEntry | SitemapRef | Problem | Located | DocumentDone | Discovery"
+SourceEvent: TypeAlias = "UrlEntry | SitemapRef | Problem | Located | DocumentDone | Discovery | LocRun"
 
 
 def iterate_async(factory: Callable[[HttpClient], AsyncIterator[T]], settings: FetchSettings,
@@ -242,8 +243,9 @@ def _runs(source: str, events: list[Event]) -> Iterator[SourceEvent | EntryBatch
 
 
 def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool,
-                 max_bytes: int, runs: bool = False) -> Iterator[SourceEvent | EntryBatch]:
-    parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions)
+                 max_bytes: int, runs: bool = False, loc_runs: bool = False) -> Iterator[SourceEvent | EntryBatch]:
+    parser = SitemapParser(source, strict=strict, max_decompressed_bytes=max_bytes, positions=positions,
+                           loc_runs=loc_runs and runs)
     kept: list[bytes] | None = [] if keep_bytes else None
     entries = 0
     stream = open_bytes(source, max_bytes=max_bytes, name=source)  # standard input is read as it comes (read1)
@@ -267,6 +269,8 @@ def _file_events(source: str, *, keep_bytes: bool, positions: bool, strict: bool
                     for out in _runs(source, events):
                         if isinstance(out, EntryBatch):
                             entries += len(out.entries)
+                        elif isinstance(out, LocRun):
+                            entries += len(out.locs)
                         yield out
                     continue
                 for ev in events:
@@ -299,7 +303,7 @@ def local_set(source: str) -> list[str]:
 
 
 def _local_events(source: str, *, follow: bool, keep_bytes: bool, positions: bool, strict: bool,
-                  max_bytes: int, runs: bool) -> Iterator[SourceEvent | EntryBatch]:
+                  max_bytes: int, runs: bool, loc_runs: bool = False) -> Iterator[SourceEvent | EntryBatch]:
     """The events of a local SOURCE: each file of :func:`local_set` and, with ``follow``, the sitemaps a local
     index lists that are in its folder (by file name, :func:`local_child`), read right after it. A file is read
     once (by real path: a folder's children met again through its index, or an index loop, are not re-read).
@@ -315,7 +319,7 @@ def _local_events(source: str, *, follow: bool, keep_bytes: bool, positions: boo
         found = 0
         missing: list[tuple[SitemapRef, int | None]] = []
         for ev in _file_events(current, keep_bytes=keep_bytes, positions=positions, strict=strict,
-                               max_bytes=max_bytes, runs=runs):
+                               max_bytes=max_bytes, runs=runs, loc_runs=loc_runs):
             ref = ev.item if isinstance(ev, Located) else ev
             if folder is None or not isinstance(ref, SitemapRef):
                 yield ev
@@ -356,6 +360,7 @@ def open_sources(
     on_item: Callable[[Discovery | SitemapNode], None] | None = None,
     batches: bool = False,
     file_batches: bool = False,
+    loc_runs: bool = False,
 ) -> Iterator[SourceEvent | EntryBatch]:
     """Read every SOURCE in order and stream its events (see the module docstring).
 
@@ -368,7 +373,8 @@ def open_sources(
     came from, and carries the problems found meanwhile) instead of one :class:`UrlEntry` at a time;
     ``file_batches=True`` does the same for files (without ``positions``): each run of consecutive entries of a
     file is one :class:`EntryBatch` named by the source as given (``-`` for standard input), with no problems
-    (those stay single events, in document order).
+    (those stay single events, in document order). ``loc_runs=True`` (with ``file_batches``) also lets runs of
+    plain entries of a file arrive as :class:`~sitemapkit.read.LocRun` (for a caller that wants the locs only).
     Every problem of a fetched document is streamed, as for a file: the same document gives the same problems
     from disk and over HTTP.
     Files that cannot be opened raise :class:`OSError` (the CLI boundary turns it into a message)."""
@@ -377,7 +383,8 @@ def open_sources(
     for source in sources:
         if not is_url_source(source):
             yield from _local_events(source, follow=do_follow, keep_bytes=keep_bytes, positions=positions,
-                                     strict=strict, max_bytes=cfg.max_bytes, runs=file_batches)
+                                     strict=strict, max_bytes=cfg.max_bytes, runs=file_batches,
+                                     loc_runs=loc_runs)
             continue
         opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes, stream_problems=True)
         from sitemapkit.fetch._discover import walk_site

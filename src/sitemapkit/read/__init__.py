@@ -9,6 +9,7 @@ from sitemapkit.read._codes import DUPLICATE_LOC, TEXT_NAMED_XML, named_xml
 from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
 from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane, lane_enabled
 from sitemapkit.read._listing import LIST_FORMATS, EntryWriter
+from sitemapkit.read._locrun import LocRun
 from sitemapkit.read._owner import Event, Located
 from sitemapkit.read._parser import ReaderStateError, SitemapParser
 from sitemapkit.read._sniff import (
@@ -46,6 +47,7 @@ __all__ = [
     "Event",
     "GzipDecoder",
     "KindInfo",
+    "LocRun",
     "Located",
     "ParseResult",
     "ReaderStateError",

@@ -56,8 +56,10 @@ def _collect(events: Iterator[Event], parser: SitemapParser) -> ParseResult:
             entries.append(ev)
         elif isinstance(ev, SitemapRef):
             sitemaps.append(ev)
-        else:
+        elif isinstance(ev, Problem):
             problems.append(ev)
+        else:  # a LocRun (only for a parser that asked for them)
+            entries.extend(ev.entries())
     return ParseResult(parser.kind or DocumentKind.UNKNOWN, tuple(entries), tuple(sitemaps), tuple(problems))
 
 

@@ -50,6 +50,7 @@ from sitemapkit.core import (
 )
 from sitemapkit.read._blocks import BLOCK, NotXml, RunSplitter, block_patterns, gap_end, url_values, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC
+from sitemapkit.read._locrun import RUN, take_run
 from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Owner
 
 __all__ = ["ENABLED", "MAX_LANE_TAGS", "CanonicalLane", "FastUrlset", "UrlsetEngine", "lane_enabled"]
@@ -92,6 +93,12 @@ _UNDECIDED, _ON = 0, 1
 _CONTINUATION = re.compile("[\x80-\xbf]").findall
 _CHANGEFREQS = {m.value: m for m in Changefreq}
 _simple_uri = SIMPLE_URI.fullmatch
+#: Runs in a row that :func:`take_run` refused before a document is read block by block only (a document full of
+#: duplicates or odd values would otherwise be matched twice).
+_BULK_MISSES = 4
+
+
+_RUN = RUN.match
 
 
 def _prolog_settled(buf: bytes) -> bool:
@@ -310,16 +317,36 @@ class UrlsetEngine(Protocol):
 class FastUrlset(CanonicalLane):
     """The reader's lane: canonical blocks become entries exactly as the element path builds them."""
 
-    __slots__ = ("_e",)
+    __slots__ = ("_bulk", "_e", "_misses")
     _EXTENDED = True
 
     def __init__(self, engine: UrlsetEngine) -> None:
         super().__init__()
         self._e = engine
+        # Runs of plain blocks become LocRun events when the reader asked for them (see _locrun).
+        self._bulk = engine.o.loc_runs and engine._plain_emit
+        self._misses = 0
 
     def _start(self, head: bytes) -> bool:
         self._e._lx_feed(head)
         return not self._e.dead
+
+    def _take_run(self, text: str, pos: int) -> int:
+        """Read the run of plain blocks at ``pos`` as one :class:`LocRun` when it qualifies; where it ends."""
+        m = _RUN(text, pos)
+        end = pos if m is None else m.end()
+        if end == pos:
+            return pos
+        o = self._e.o
+        run = take_run(text[pos:end], o._seen, DUPLICATE_TRACKING_LIMIT)
+        if run is None:
+            self._misses += 1
+            self._bulk = self._misses < _BULK_MISSES
+            return pos
+        self._misses = 0
+        o._items += len(run.locs)
+        o._out.append(run)
+        return end
 
     def _decline(self) -> bool:
         # lxml logged an error it goes on after (an xmlns that is not a URI): it fails the document at its end,
@@ -327,6 +354,8 @@ class FastUrlset(CanonicalLane):
         return bool(len(self._e._p.feed_error_log))
 
     def _consume(self, text: str, pos: int, buf: bytes) -> int:
+        if self._bulk:
+            pos = self._take_run(text, pos)
         e = self._e
         o = e.o
         seen = o._seen

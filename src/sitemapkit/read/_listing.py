@@ -66,6 +66,13 @@ class EntryWriter:
             self._add(item, source)
         self._drain()
 
+    def write_locs(self, locs: Sequence[str]) -> None:
+        """Text output of locs known to be plain URIs (a :class:`~sitemapkit.read.LocRun`'s: nothing to escape)."""
+        if self.fmt != "text":
+            raise ValueError("write_locs writes the text format only")
+        if locs:
+            self.stream.write("\n".join(locs) + "\n")
+
     def _add(self, item: UrlEntry | SitemapRef, source: str) -> None:
         if self.fmt == "text":
             self._pieces.write(escape_controls(item.loc) + "\n")  # a loc cannot drive the terminal

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sitemapkit.core import Problem, ProblemCode, SitemapRef, UrlEntry
+from sitemapkit.read._locrun import LocRun
 
 __all__ = ["DUPLICATE_TRACKING_LIMIT", "Event", "Located", "Owner"]
 
@@ -30,7 +31,7 @@ class Located:
     raw_loc: str
 
 
-Event = UrlEntry | SitemapRef | Problem | Located
+Event = UrlEntry | SitemapRef | Problem | Located | LocRun
 
 
 class Owner(Protocol):
@@ -42,6 +43,7 @@ class Owner(Protocol):
 
     strict: bool
     positions: bool
+    loc_runs: bool
     _seen: set[int]
     _out: list[Event]
     _items: int

@@ -89,6 +89,10 @@ class SitemapParser:
             for event in parser.feed(chunk):
                 ...
         events = parser.close()
+
+    ``loc_runs=True`` (without ``positions``) lets a reader that needs the locs only take runs of plain urlset
+    entries as :class:`~sitemapkit.read.LocRun` events: their locs, with every other value checked in bulk, and
+    the entries built only when asked for (``run.entries()``). Problems and counts are what they would be without.
     """
 
     def __init__(
@@ -98,11 +102,13 @@ class SitemapParser:
         strict: bool = False,
         max_decompressed_bytes: int | None = DEFAULT_MAX_DECOMPRESSED_BYTES,
         positions: bool = False,
+        loc_runs: bool = False,
     ) -> None:
         self.source = source
         self.strict = strict
         self.max_decompressed_bytes = max_decompressed_bytes
         self.positions = positions
+        self.loc_runs = loc_runs and not positions
         self._out: list[Event] = []
         self._head = b""  # until gzip is decided
         self._gz_decided = False

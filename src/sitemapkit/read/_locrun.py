@@ -1,0 +1,90 @@
+"""Runs of plain ``<url>`` blocks read in bulk, for readers that want the locs only (:class:`LocRun`).
+
+A caller that prints locs (``sitemapkit urls``, text output) does not need a :class:`~sitemapkit.core.UrlEntry`
+per URL, only the locs and the certainty that every other value is one the entry takes without a problem. The
+fast lane (``_lane``) asks :data:`RUN` for the longest run of blocks at its position whose every value is in such
+a form (a loc that is a ``SIMPLE_URI`` written with ``&amp;`` only, a lastmod valid by its form, a changefreq
+name, a priority from 0 to 1): one regular expression in C over the whole run, no Python work per URL. Then
+:func:`take_run` pulls the locs out with one more, decodes ``&amp;`` with one replace, checks the length limit and
+duplicates with the hashes the per-block path remembers (same limit, same rule).
+
+If the run repeats a loc or holds a loc that is too long, nothing was changed and the per-block path reads the
+blocks (it finds the same things and reports them with their lines). So a :class:`LocRun` holds exactly the
+entries the per-block path would have emitted, with no problem; :meth:`LocRun.entries` builds them when asked
+(``tests/read/test_locrun.py`` and ``tests/read/test_fast_lane.py`` read documents both ways).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sitemapkit.core import (
+    LASTMOD_VALID_FORM,
+    MAX_LOC_LENGTH,
+    SIMPLE_URI_XML,
+    Changefreq,
+    UrlEntry,
+    canonical_url_entry,
+    lastmod_of_valid_form,
+)
+from sitemapkit.read._blocks import BLOCK_X, url_values
+
+__all__ = ["RUN", "LocRun", "take_run"]
+
+_CHANGEFREQS = {m.value: m for m in Changefreq}
+_W = r"[ \t\r\n]*+"
+_CHANGEFREQ = "|".join(m.value for m in Changefreq)
+# Priorities 0 to 1 with at most six decimals: float() reads them exactly as the per-block path does.
+_PRIORITY = r"0(?:\.[0-9]{1,6})?+|1(?:\.0{1,6})?+"
+#: A run of plain blocks whose every value is in a form the per-block path accepts without a word: a loc that is
+#: a SIMPLE_URI written with "&amp;" only, a lastmod valid by its form, a changefreq name, a plain priority.
+RUN = re.compile(
+    rf"(?:<url>{_W}<loc>(?:{SIMPLE_URI_XML.pattern})</loc>{_W}"
+    rf"(?:<lastmod>(?:{LASTMOD_VALID_FORM.pattern})</lastmod>{_W})?+"
+    rf"(?:<changefreq>(?:{_CHANGEFREQ})</changefreq>{_W})?+(?:<priority>(?:{_PRIORITY})</priority>{_W})?+"
+    rf"</url>{_W})*+", re.ASCII)
+_LOCS = re.compile(r"<loc>([^<]*+)</loc>").findall
+
+
+@dataclass(frozen=True, slots=True)
+class LocRun:
+    """Consecutive URL entries of one document, read in bulk: ``locs`` in document order (each a canonical loc,
+    every other value of its entry checked), ``text`` the blocks as read (latin-1 text of their bytes). Only
+    :class:`~sitemapkit.read.SitemapParser` readers that ask for them (``loc_runs=True``) get these events."""
+
+    locs: Sequence[str]
+    text: str
+
+    def entries(self) -> list[UrlEntry]:
+        """The entries, as the per-block path builds them."""
+        out: list[UrlEntry] = []
+        for raw, lm, cf, pr, _run in BLOCK_X.findall(self.text):
+            raw, lm, cf, pr = url_values(raw, lm or None, cf or None, pr or None)
+            lastmod = lastmod_of_valid_form(lm) if lm is not None else None
+            out.append(canonical_url_entry(raw, lastmod, _CHANGEFREQS[cf] if cf else None,
+                                           float(pr) if pr else None))
+        return out
+
+
+def take_run(text: str, seen: set[int], tracking_limit: int) -> LocRun | None:
+    """A :class:`LocRun` of ``text`` (a run of blocks matched by :data:`RUN`) when no loc in it is too long or
+    repeats one (the hashes are then added to ``seen``, as the per-block path does); otherwise None, with
+    ``seen`` untouched."""
+    joined = "<".join(_LOCS(text))
+    if "&" in joined:
+        joined = joined.replace("&amp;", "&")
+    locs = joined.split("<")
+    if max(map(len, locs)) > MAX_LOC_LENGTH:
+        return None
+    hashes = set(map(hash, locs))
+    before = len(seen)
+    if before >= tracking_limit:
+        if not seen.isdisjoint(hashes):
+            return None
+    elif len(hashes) != len(locs) or before + len(hashes) > tracking_limit or not seen.isdisjoint(hashes):
+        return None
+    else:
+        seen |= hashes
+    return LocRun(locs, text)

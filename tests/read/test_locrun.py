@@ -1,0 +1,159 @@
+"""Runs of plain blocks read in bulk (``SitemapParser(loc_runs=True)``, ``read._locrun``).
+
+A reader that asked for LocRun events must see, once each run is expanded with ``entries()``, exactly the events
+of a reader that did not: the same entries in the same order, the same problems with the same lines. The checks
+are on documents mixing plain blocks with every kind of block the bulk check must refuse.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitemapkit import SitemapParser, UrlEntry
+from sitemapkit.cli import cli as main
+from sitemapkit.read import Event, LocRun
+from sitemapkit.read import _lane as lane
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMG = "http://www.google.com/schemas/sitemap-image/1.1"
+
+
+def _plain(i: int) -> str:
+    return (f"<url><loc>https://shop.example.com/p/{i}?a={i % 7}&amp;b=2</loc>"
+            f"<lastmod>2025-11-{i % 28 + 1:02d}T10:{i % 60:02d}:00+01:00</lastmod>"
+            f"<changefreq>daily</changefreq><priority>0.{i % 10}</priority></url>\n")
+
+
+# Blocks the bulk check must leave to the per-block path (each is read there, with or without a problem).
+ODD = [
+    "<url><loc>https://shop.example.com/caf\u00e9</loc></url>\n",  # a raw IRI: encoded by the per-block path
+    "<url><loc>https://shop.example.com/a&#38;b</loc></url>\n",  # a character reference
+    "<url><loc>https://shop.example.com/a&lt;b</loc></url>\n",
+    "<url><loc>https://shop.example.com/dup</loc></url>\n",
+    "<url><loc> https://shop.example.com/spaced </loc></url>\n",
+    "<url><loc></loc></url>\n",
+    f"<url><loc>https://shop.example.com/{'x' * 2100}</loc></url>\n",  # longer than 2,048
+    "<url><loc>https://shop.example.com/lm</loc><lastmod>2025-13-01</lastmod></url>\n",
+    "<url><loc>https://shop.example.com/lm2</loc><lastmod>2025-11-01T10:00</lastmod></url>\n",
+    "<url><loc>https://shop.example.com/pr</loc><priority>1.5</priority></url>\n",
+    "<url><loc>https://shop.example.com/pr2</loc><priority> 0.5 </priority></url>\n",
+    "<url><loc>https://shop.example.com/pr3</loc><priority>.5</priority></url>\n",
+    "<url><loc>https://shop.example.com/cf</loc><changefreq>Daily</changefreq></url>\n",
+    "<url><loc>https://shop.example.com/amp&amp;amp;x</loc></url>\n",
+    "<url><loc>ftp://shop.example.com/f</loc></url>\n",
+    "<url>\n  <loc>https://shop.example.com/nl</loc>\n  <lastmod>2025-01-01</lastmod>\n</url>\n",
+    "<!-- a comment between blocks -->\n",
+    '<url><loc>https://shop.example.com/img</loc><image:image><image:loc>https://shop.example.com/i.jpg'
+    "</image:loc></image:image></url>\n",
+    "<url><loc>https://shop.example.com/cdata<![CDATA[x]]></loc></url>\n",
+    "<url><lastmod>2025-01-01</lastmod><loc>https://shop.example.com/order</loc></url>\n",
+]
+
+
+def _doc(blocks: list[str]) -> bytes:
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:image="{IMG}">\n'
+            + "".join(blocks) + "</urlset>\n").encode()
+
+
+def _read(data: bytes, cuts: list[int], *, loc_runs: bool, strict: bool = False) -> tuple[list[Event], int]:
+    parser = SitemapParser("doc", strict=strict, loc_runs=loc_runs)
+    events: list[Event] = []
+    start = 0
+    for cut in sorted(set(cuts)):
+        if 0 < cut < len(data):
+            events.extend(parser.feed(data[start:cut]))
+            start = cut
+    events.extend(parser.feed(data[start:]))
+    events.extend(parser.close())
+    runs = sum(isinstance(ev, LocRun) for ev in events)
+    return [e for ev in events for e in (ev.entries() if isinstance(ev, LocRun) else (ev,))], runs
+
+
+def _same(data: bytes, cuts: list[int]) -> int:
+    """Both readers see the same events; returns how many LocRuns the bulk reader got."""
+    plain, none = _read(data, cuts, loc_runs=False)
+    assert none == 0
+    bulk, runs = _read(data, cuts, loc_runs=True)
+    assert bulk == plain
+    return runs
+
+
+def test_plain_document_comes_in_runs_with_the_same_entries() -> None:
+    data = _doc([_plain(i) for i in range(3000)])
+    for cuts in ([], list(range(4096, len(data), 4096)), list(range(977, len(data), 977))):
+        runs = _same(data, cuts)
+        assert runs >= 1
+    parser = SitemapParser("doc", loc_runs=True)
+    events = parser.feed(data) + parser.close()
+    assert all(isinstance(ev, LocRun) for ev in events)
+    locs = [loc for ev in events if isinstance(ev, LocRun) for loc in ev.locs]
+    assert locs[:2] == ["https://shop.example.com/p/0?a=0&b=2", "https://shop.example.com/p/1?a=1&b=2"]
+    assert len(locs) == 3000
+    assert parser.entry_count == 3000
+
+
+@pytest.mark.parametrize("odd", range(len(ODD)))
+def test_a_block_the_bulk_check_refuses_is_read_as_before(odd: int) -> None:
+    blocks = [_plain(i) for i in range(400)]
+    blocks[1] = "<url><loc>https://shop.example.com/dup</loc></url>\n"
+    blocks.insert(200, ODD[odd])
+    data = _doc(blocks)
+    for cuts in ([], list(range(1000, len(data), 1000))):
+        _same(data, cuts)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(picks=st.lists(st.integers(0, len(ODD) + 8), min_size=1, max_size=60),
+       seed=st.integers(0, 2**32 - 1), strict=st.booleans())
+def test_random_mixes_read_the_same(picks: list[int], seed: int, strict: bool) -> None:
+    blocks = [_plain(n) if k >= len(ODD) else ODD[k] for n, k in enumerate(picks)]
+    data = _doc(blocks)
+    rng = random.Random(seed)
+    cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 12))))
+    try:
+        plain, _ = _read(data, cuts, loc_runs=False, strict=strict)
+    except Exception as exc:  # strict mode stops at the first problem: the bulk reader must stop the same way
+        with pytest.raises(type(exc)):
+            _read(data, cuts, loc_runs=True, strict=strict)
+        return
+    assert _read(data, cuts, loc_runs=True, strict=strict)[0] == plain
+
+
+def test_duplicates_across_the_tracking_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the limit of remembered locs a run is refused only for a loc seen before the limit, as the per-block
+    path reports only those."""
+    monkeypatch.setattr(lane, "DUPLICATE_TRACKING_LIMIT", 150)
+    blocks = [_plain(i) for i in range(600)]
+    blocks[400] = _plain(10)  # remembered: reported
+    blocks[500] = _plain(300)  # seen after the limit: not remembered, not reported
+    data = _doc(blocks)
+    for cuts in ([], list(range(2000, len(data), 2000))):
+        assert _same(data, cuts) >= 1
+    events, _ = _read(data, [], loc_runs=True)
+    dups = [ev for ev in events if not isinstance(ev, UrlEntry)]
+    assert [p.code for p in dups] == ["SM306"]  # type: ignore[union-attr]
+
+
+def test_urls_text_output(tmp_path: Path) -> None:
+    """`sitemapkit urls` (text) reads runs in bulk: the same lines as the jsonl output's locs, --unique too."""
+    path = tmp_path / "s.xml"
+    blocks = [_plain(i) for i in range(2000)] + [ODD[0], _plain(5)]
+    path.write_bytes(_doc(blocks))
+    runner = CliRunner()
+    text = runner.invoke(main, ["urls", str(path), "-q"])
+    jsonl = runner.invoke(main, ["urls", str(path), "--format", "jsonl", "-q"])
+    assert text.exit_code == jsonl.exit_code == 0
+    expected = [json.loads(line)["loc"] for line in jsonl.stdout.splitlines()]
+    assert text.stdout.splitlines() == expected
+    assert len(expected) == 2002
+    assert "https://shop.example.com/caf%C3%A9" in expected
+    unique = runner.invoke(main, ["urls", str(path), "--unique", "-q"])
+    assert unique.stdout.splitlines() == list(dict.fromkeys(expected))
+    assert "SM306" in text.stderr
