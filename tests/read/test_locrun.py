@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 
 from sitemapkit import SitemapParser, UrlEntry
 from sitemapkit.cli import cli as main
+from sitemapkit.fetch import EntryBatch, open_sources
 from sitemapkit.read import Event, LocRun
 from sitemapkit.read import _lane as lane
+from tests.support.server import LocalServer
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMG = "http://www.google.com/schemas/sitemap-image/1.1"
@@ -157,3 +159,29 @@ def test_urls_text_output(tmp_path: Path) -> None:
     unique = runner.invoke(main, ["urls", str(path), "--unique", "-q"])
     assert unique.stdout.splitlines() == list(dict.fromkeys(expected))
     assert "SM306" in text.stderr
+
+
+def test_urls_and_discover_over_http(tmp_path: Path) -> None:
+    """From a URL the plain entries come by their locs too (EntryBatch.locs): the same output as jsonl, the
+    same --max-urls cut, and `discover` counts them."""
+    blocks = [_plain(i) for i in range(3000)]
+    blocks.insert(1500, ODD[0])
+    body = _doc(blocks)
+    runner = CliRunner()
+    with LocalServer() as srv:
+        srv.route("/sitemap.xml", body=body, headers={"Content-Type": "application/xml"})
+        url = srv.url("/sitemap.xml")
+        text = runner.invoke(main, ["urls", url, "-q"])
+        jsonl = runner.invoke(main, ["urls", url, "--format", "jsonl", "-q"])
+        cut = runner.invoke(main, ["urls", url, "-q", "--max-urls", "1234"])
+        found = runner.invoke(main, ["discover", url, "--format", "json"])
+        batches = [ev for ev in open_sources([url], batches=True, loc_runs=True) if isinstance(ev, EntryBatch)]
+    assert sum(len(b.locs) for b in batches) > 2000  # most came by their locs
+    assert [loc for b in batches for loc in (b.locs or [e.loc for e in b.entries])] == \
+        [json.loads(line)["loc"] for line in jsonl.stdout.splitlines()]
+    assert text.exit_code == jsonl.exit_code == 0, text.stderr
+    expected = [json.loads(line)["loc"] for line in jsonl.stdout.splitlines()]
+    assert len(expected) == 3001
+    assert text.stdout.splitlines() == expected
+    assert cut.stdout.splitlines() == expected[:1234]
+    assert "3,001" in found.stdout or "3001" in found.stdout, found.stdout[:2000]

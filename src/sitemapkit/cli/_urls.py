@@ -146,6 +146,10 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
                             out.write_locs([loc for loc in event.locs if not seen.add(loc)] if unique else event.locs)
                             continue
                         if isinstance(event, EntryBatch):
+                            if event.locs:  # plain entries of a fetched sitemap, by their locs (text output)
+                                progress.entries(len(event.locs))
+                                out.write_locs([loc for loc in event.locs if not seen.add(loc)] if unique
+                                               else event.locs)
                             progress.entries(len(event.entries))
                             entries = _first_seen(event.entries, seen) if unique else event.entries
                             # a file's runs are named by the file ("<stdin>" for -), as single events

@@ -43,12 +43,14 @@ class EntryBatch:
     """URL entries parsed from ``sitemap`` (its requested URL), in document order; with
     ``WalkOptions.stream_problems``, the problems found meanwhile too; ``refs``: the child sitemaps an index
     lists, as the reader gave them (lastmod included), streamed as they are read (an index of a million
-    children is never held whole)."""
+    children is never held whole). ``locs``: with ``WalkOptions.loc_runs``, the locs of plain entries the reader
+    checked in bulk (:class:`~sitemapkit.read.LocRun`) instead of ``entries`` (a batch holds one or the other)."""
 
     sitemap: str
     entries: tuple[UrlEntry, ...]
     problems: tuple[Problem, ...] = ()
     refs: tuple[SitemapRef, ...] = ()
+    locs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

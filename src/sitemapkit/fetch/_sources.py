@@ -122,12 +122,13 @@ class FetchSettings:
         )
 
     def walk_options(self, *, follow: bool = True, yield_entries: bool = True,
-                     keep_bodies: bool = False, stream_problems: bool = False) -> WalkOptions:
+                     keep_bodies: bool = False, stream_problems: bool = False, loc_runs: bool = False) -> WalkOptions:
         from sitemapkit.fetch._walk import WalkOptions
 
         return WalkOptions(follow=follow, max_depth=self.max_depth, max_sitemaps=self.max_sitemaps,
                            max_urls=self.max_urls, concurrency=self.concurrency, max_bytes=self.max_bytes,
-                           yield_entries=yield_entries, keep_bodies=keep_bodies, stream_problems=stream_problems)
+                           yield_entries=yield_entries, keep_bodies=keep_bodies, stream_problems=stream_problems,
+                           loc_runs=loc_runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,8 +374,9 @@ def open_sources(
     came from, and carries the problems found meanwhile) instead of one :class:`UrlEntry` at a time;
     ``file_batches=True`` does the same for files (without ``positions``): each run of consecutive entries of a
     file is one :class:`EntryBatch` named by the source as given (``-`` for standard input), with no problems
-    (those stay single events, in document order). ``loc_runs=True`` (with ``file_batches``) also lets runs of
-    plain entries of a file arrive as :class:`~sitemapkit.read.LocRun` (for a caller that wants the locs only).
+    (those stay single events, in document order). ``loc_runs=True`` lets runs of plain entries arrive by their locs
+    only (for a caller that prints locs): from files (with ``file_batches``) as :class:`~sitemapkit.read.LocRun`
+    events, from URLs (with ``batches``) in :attr:`EntryBatch.locs`.
     Every problem of a fetched document is streamed, as for a file: the same document gives the same problems
     from disk and over HTTP.
     Files that cannot be opened raise :class:`OSError` (the CLI boundary turns it into a message)."""
@@ -386,7 +388,8 @@ def open_sources(
                                      strict=strict, max_bytes=cfg.max_bytes, runs=file_batches,
                                      loc_runs=loc_runs)
             continue
-        opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes, stream_problems=True)
+        opts = cfg.walk_options(follow=do_follow, keep_bodies=keep_bytes, stream_problems=True,
+                                loc_runs=loc_runs and batches)
         from sitemapkit.fetch._discover import walk_site
 
         def factory(client: HttpClient, src: str = source, o: WalkOptions = opts) -> AsyncIterator[
@@ -398,7 +401,7 @@ def open_sources(
                 if batches:
                     yield item
                 else:
-                    yield from item.entries
+                    yield from item.entries  # (no locs: loc_runs asks for batches)
                     yield from item.refs
                     yield from item.problems
             elif isinstance(item, SitemapNode):

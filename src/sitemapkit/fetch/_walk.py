@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,7 +69,7 @@ from sitemapkit.fetch._order import HeldBody, HeldBytes, Key, Sequencer
 from sitemapkit.fetch._robots import url_key
 from sitemapkit.fetch._stream import HttpStream
 from sitemapkit.fetch._transports import AddressRefusedError
-from sitemapkit.read import DocumentKind, SitemapParser
+from sitemapkit.read import DocumentKind, LocRun, SitemapParser
 
 __all__ = [
     "EntryBatch",
@@ -82,11 +82,28 @@ __all__ = [
 ]
 
 
+def _locs_of(runs: list[LocRun], batch: list[UrlEntry], events: list[Any]) -> Sequence[str]:
+    """The locs of the runs read in bulk in one step. When the step also has single entries, the runs' entries
+    are built instead (into ``batch``, in document order): a batch holds entries or locs, never both."""
+    if not runs:
+        return ()
+    if not batch:
+        return runs[0].locs if len(runs) == 1 else [loc for run in runs for loc in run.locs]
+    batch.clear()
+    for ev in events:
+        if isinstance(ev, LocRun):
+            batch.extend(ev.entries())
+        elif isinstance(ev, UrlEntry):
+            batch.append(ev)
+    return ()
+
+
 @dataclass(frozen=True, slots=True)
 class WalkOptions:
     """Limits and knobs of :func:`walk`. ``max_depth`` counts index levels below a seed (a seed is depth 0);
     ``max_bytes`` is the per-document budget (download, Content-Encoding and gzip file all count);
-    ``yield_entries=False`` only counts entries (``discover``); ``keep_bodies`` puts each document's bytes on its
+    ``yield_entries=False`` only counts entries (``discover``); ``loc_runs`` hands plain entries over by their locs
+    (:attr:`EntryBatch.locs`, for a caller that prints locs); ``keep_bodies`` puts each document's bytes on its
     node (for validation); ``stream_problems`` also sends every problem as it is found, in
     :attr:`EntryBatch.problems` before the sitemap's node (none is dropped, whatever ``max_problems_per_sitemap``:
     what reading the same document from a file gives), while the node keeps its capped copy. ``ordered`` (the
@@ -103,6 +120,7 @@ class WalkOptions:
     max_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
     max_problems_per_sitemap: int = 200
     yield_entries: bool = True
+    loc_runs: bool = False
     keep_bodies: bool = False
     queue_size: int = 1
     stream_problems: bool = False
@@ -352,7 +370,9 @@ class _Walker:
                 problems.add(SM516.problem(Location(source), f"{MESSAGE} (status {resp.status}, Content-Type "
                                                              f"{resp.headers.get('content-type', 'none')!r})"))
                 return DocumentKind.UNKNOWN, 0, None, 0
-            parser = SitemapParser(source, max_decompressed_bytes=self.opts.max_bytes)
+            # Counting only, or printing locs: plain entries are checked in bulk (read.LocRun), not built.
+            parser = SitemapParser(source, max_decompressed_bytes=self.opts.max_bytes,
+                                   loc_runs=self.opts.loc_runs or not self.opts.yield_entries)
             step = _GZIP_SLICE if head[:2] == b"\x1f\x8b" else _SLICE
             del head
             # Each slice in bounded steps (at most 256 KiB of inflated gzip): a bomb's events never pile up.
@@ -360,16 +380,20 @@ class _Walker:
                 # The common case, a slice of URL entries only, in one pass; anything else takes the loop below.
                 batch: list[UrlEntry] = [ev for ev in events if ev.__class__ is UrlEntry]
                 refs: list[SitemapRef] = []
+                locs: Sequence[str] = ()
                 if len(batch) != len(events):
-                    batch = []
+                    batch, runs = [], []
                     for ev in events:
                         item = getattr(ev, "item", ev)  # a Located wrapper (positions=True) unwraps to its item
                         if isinstance(item, UrlEntry):
                             batch.append(item)
+                        elif isinstance(item, LocRun):
+                            runs.append(item)
                         elif isinstance(item, SitemapRef):
                             refs.append(item)
                         elif isinstance(item, Problem):
                             problems.add(item)
+                    locs = _locs_of(runs, batch, events)
                 if refs:
                     child_count += len(refs)
                     if children is not None:
@@ -377,16 +401,18 @@ class _Walker:
                             children.extend(r.loc for r in refs[: self.child_cap - len(children)])
                     elif len(listed) < _NODE_CHILDREN:
                         listed.extend(r.loc for r in refs[: _NODE_CHILDREN - len(listed)])
-                if limit is not None and batch and self.urls + len(batch) >= limit:
+                if limit is not None and (batch or locs) and self.urls + len(batch) + len(locs) >= limit:
                     batch = batch[: max(0, limit - self.urls)]
+                    locs = locs[: max(0, limit - self.urls)]
                     if not self.stopped:
                         problems.add(SM509.problem(Location(source), f"stopped after {limit:,} URLs"))
                     self.stopped = True
-                entries += len(batch)
-                self.urls += len(batch)
-                if (batch and self.opts.yield_entries) or problems.pending or refs:
-                    await self.out.put(EntryBatch(url, tuple(batch) if self.opts.yield_entries else (),
-                                                  problems.take(), tuple(refs)))
+                entries += len(batch) + len(locs)
+                self.urls += len(batch) + len(locs)
+                if ((batch or locs) and self.opts.yield_entries) or problems.pending or refs:
+                    yielded = self.opts.yield_entries
+                    await self.out.put(EntryBatch(url, tuple(batch) if yielded else (), problems.take(),
+                                                  tuple(refs), tuple(locs) if yielded else ()))
                 else:
                     await asyncio.sleep(0)  # let other fetches progress between slices
                 if self.stopped:
