@@ -35,7 +35,13 @@ def _plain(i: int) -> str:
 
 # Blocks the bulk check must leave to the per-block path (each is read there, with or without a problem).
 ODD = [
-    "<url><loc>https://shop.example.com/caf\u00e9</loc></url>\n",  # a raw IRI: encoded by the per-block path
+    "<url><loc>https://shop.example.com/caf\u00e9</loc></url>\n",  # a raw IRI (taken in bulk, escaped)
+    "<url><loc>https://shop.example.com/caf\u00e9?</loc></url>\n",  # an IRI with an empty query
+    "<url><loc>https://shop.example.com/caf\u00e9#</loc></url>\n",
+    "<url><loc>https://shop.example.com/caf\u00e9?#x</loc></url>\n",
+    "<url><loc>https://shop.example.com/\U0001f600/\u20ac?q=\u00fc&amp;r=1</loc></url>\n",
+    "<url><loc>https://shop.\u00e9xample.com/idna</loc></url>\n",  # a non-ASCII host (IDNA, not in bulk)
+    "<url><loc>https://shop.example.com/\uffff</loc></url>\n",  # not an XML character
     "<url><loc>https://shop.example.com/a&#38;b</loc></url>\n",  # a character reference
     "<url><loc>https://shop.example.com/a&lt;b</loc></url>\n",
     "<url><loc>https://shop.example.com/dup</loc></url>\n",
@@ -185,3 +191,17 @@ def test_urls_and_discover_over_http(tmp_path: Path) -> None:
     assert text.stdout.splitlines() == expected
     assert cut.stdout.splitlines() == expected[:1234]
     assert "3,001" in found.stdout or "3001" in found.stdout, found.stdout[:2000]
+
+
+def test_raw_iris_come_in_runs_escaped() -> None:
+    blocks = [f"<url><loc>https://shop.example.com/gr\u00fcn/{i}?q=\u00e4&amp;n={i}</loc>"
+              f"<lastmod>2025-01-02</lastmod></url>\n" for i in range(2000)]
+    data = _doc(blocks)
+    for cuts in ([], list(range(3001, len(data), 3001))):
+        assert _same(data, cuts) >= 1
+    parser = SitemapParser("doc", loc_runs=True)
+    events = parser.feed(data) + parser.close()
+    assert all(isinstance(ev, LocRun) for ev in events)
+    first = events[0]
+    assert isinstance(first, LocRun)
+    assert first.locs[0] == "https://shop.example.com/gr%C3%BCn/0?q=%C3%A4&n=0"

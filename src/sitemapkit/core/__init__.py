@@ -104,9 +104,10 @@ from sitemapkit.core._scratch import ScratchDir
 from sitemapkit.core._seen import EXACT_IN_MEMORY, SEEN, SEEN_EXACT, ExactSeen, SeenSet
 from sitemapkit.core._spill import SpillList
 from sitemapkit.core._urls import (
+    SIMPLE_LOC_XML_BYTES,
     SIMPLE_URI,
-    SIMPLE_URI_XML,
     bare_host_url,
+    escape_non_ascii,
     has_credentials,
     iri_to_uri,
     is_absolute_http_url,
@@ -162,8 +163,8 @@ __all__ = [
     "QUOTE_CHARS",
     "SEEN",
     "SEEN_EXACT",
+    "SIMPLE_LOC_XML_BYTES",
     "SIMPLE_URI",
-    "SIMPLE_URI_XML",
     "VERSION",
     "Alternate",
     "Changefreq",
@@ -224,6 +225,7 @@ __all__ = [
     "entry_to_dict",
     "escape_controls",
     "escape_json_controls",
+    "escape_non_ascii",
     "format_datetime",
     "has_credentials",
     "iri_to_uri",

@@ -17,9 +17,10 @@ from sitemapkit.core._limits import MAX_LOC_LENGTH
 
 __all__ = [
     "SIMPLE_IRI",
+    "SIMPLE_LOC_XML_BYTES",
     "SIMPLE_URI",
-    "SIMPLE_URI_XML",
     "bare_host_url",
+    "escape_non_ascii",
     "has_credentials",
     "iri_to_uri",
     "is_absolute_http_url",
@@ -38,10 +39,11 @@ __all__ = [
 _ORIGIN = r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
 _URI_RUN = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#"
 SIMPLE_URI = re.compile(_ORIGIN + rf"(?:[/?#](?:[{_URI_RUN}]++|%[0-9A-Fa-f]{{2}})*+)?")
-#: A SIMPLE_URI as XML text writes it, "&" as "&amp;" (and nothing else escaped): text matches this exactly when
-#: it is the escaped form of a string SIMPLE_URI matches.
-SIMPLE_URI_XML = re.compile(
-    _ORIGIN + rf"(?:[/?#](?:[{_URI_RUN.replace('&', '')}]++|%[0-9A-Fa-f]{{2}}|&amp;)*+)?")
+#: A SIMPLE_URI as XML text writes it, "&" as "&amp;" (and nothing else escaped), or such a text with UTF-8 bytes
+#: after the host when read as latin-1 (one character per byte: a raw IRI's non-ASCII characters). What the
+#: reader's bulk runs take as a loc: decoded, it is a SIMPLE_URI or a SIMPLE_IRI.
+SIMPLE_LOC_XML_BYTES = re.compile(
+    _ORIGIN + rf"(?:[/?#](?:[{_URI_RUN.replace('&', '')}\x80-\xff]++|%[0-9A-Fa-f]{{2}}|&amp;)*+)?")
 # An IRI that is a SIMPLE_URI but for non-ASCII characters after the host (a raw IRI path or query, as
 # non-English sites write them): iri_to_uri only percent-encodes those as UTF-8 (pinned against the general path
 # in tests/core/test_urls_iri.py). No surrogates (not encodable), no non-ASCII host (IDNA).
@@ -87,9 +89,13 @@ def simple_iri_to_uri(url: str) -> str | None:
     """``iri_to_uri(url)`` for an IRI of the SIMPLE_IRI form (only non-ASCII characters to percent-encode), else
     None. An empty query or fragment is dropped by the general path (urlunsplit), so such IRIs are left to it."""
     if SIMPLE_IRI.fullmatch(url) and "?#" not in url and url[-1] not in "?#":
-        # every UTF-8 byte of a non-ASCII character as %XX, as quote() does (a table: ~6x faster than quote)
-        return _NON_ASCII_RUN.sub(_utf8_escapes, url)
+        return escape_non_ascii(url)
     return None
+
+
+def escape_non_ascii(text: str) -> str:
+    """Every UTF-8 byte of each non-ASCII character of ``text`` as %XX, as quote() does (a table: ~6x faster)."""
+    return _NON_ASCII_RUN.sub(_utf8_escapes, text)
 
 
 _NON_ASCII_RUN = re.compile("[^\x00-\x7f]++")

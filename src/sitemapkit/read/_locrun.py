@@ -3,10 +3,11 @@
 A caller that prints locs (``sitemapkit urls``, text output) does not need a :class:`~sitemapkit.core.UrlEntry`
 per URL, only the locs and the certainty that every other value is one the entry takes without a problem. The
 fast lane (``_lane``) asks :data:`RUN` for the longest run of blocks at its position whose every value is in such
-a form (a loc that is a ``SIMPLE_URI`` written with ``&amp;`` only, a lastmod valid by its form, a changefreq
-name, a priority from 0 to 1): one regular expression in C over the whole run, no Python work per URL. Then
-:func:`take_run` pulls the locs out with one more, decodes ``&amp;`` with one replace, checks the length limit and
-duplicates with the hashes the per-block path remembers (same limit, same rule).
+a form: a loc that is a ``SIMPLE_URI`` or a ``SIMPLE_IRI`` written with ``&amp;`` only, a lastmod valid by its
+form, a changefreq name, a priority from 0 to 1. That is one regular expression in C over the whole run, with no
+Python work per URL. Then :func:`take_run` pulls the locs out with one more, decodes ``&amp;`` with one replace
+(and escapes a raw IRI's characters as UTF-8 %XX), and checks the length limit and duplicates with the hashes the
+per-block path remembers (same limit, same rule).
 
 If the run repeats a loc or holds a loc that is too long, nothing was changed and the per-block path reads the
 blocks (it finds the same things and reports them with their lines). So a :class:`LocRun` holds exactly the
@@ -23,10 +24,11 @@ from dataclasses import dataclass
 from sitemapkit.core import (
     LASTMOD_VALID_FORM,
     MAX_LOC_LENGTH,
-    SIMPLE_URI_XML,
+    SIMPLE_LOC_XML_BYTES,
     Changefreq,
     UrlEntry,
     canonical_url_entry,
+    escape_non_ascii,
     lastmod_of_valid_form,
 )
 from sitemapkit.read._blocks import BLOCK_X, url_values
@@ -39,9 +41,10 @@ _CHANGEFREQ = "|".join(m.value for m in Changefreq)
 # Priorities 0 to 1 with at most six decimals: float() reads them exactly as the per-block path does.
 _PRIORITY = r"0(?:\.[0-9]{1,6})?+|1(?:\.0{1,6})?+"
 #: A run of plain blocks whose every value is in a form the per-block path accepts without a word: a loc that is
-#: a SIMPLE_URI written with "&amp;" only, a lastmod valid by its form, a changefreq name, a plain priority.
+#: a SIMPLE_URI (or a SIMPLE_IRI, its UTF-8 bytes read as latin-1) written with "&amp;" only, a lastmod valid by
+#: its form, a changefreq name, a plain priority.
 RUN = re.compile(
-    rf"(?:<url>{_W}<loc>(?:{SIMPLE_URI_XML.pattern})</loc>{_W}"
+    rf"(?:<url>{_W}<loc>(?:{SIMPLE_LOC_XML_BYTES.pattern})</loc>{_W}"
     rf"(?:<lastmod>(?:{LASTMOD_VALID_FORM.pattern})</lastmod>{_W})?+"
     rf"(?:<changefreq>(?:{_CHANGEFREQ})</changefreq>{_W})?+(?:<priority>(?:{_PRIORITY})</priority>{_W})?+"
     rf"</url>{_W})*+", re.ASCII)
@@ -63,8 +66,8 @@ class LocRun:
         for raw, lm, cf, pr, _run in BLOCK_X.findall(self.text):
             raw, lm, cf, pr = url_values(raw, lm or None, cf or None, pr or None)
             lastmod = lastmod_of_valid_form(lm) if lm is not None else None
-            out.append(canonical_url_entry(raw, lastmod, _CHANGEFREQS[cf] if cf else None,
-                                           float(pr) if pr else None))
+            loc = raw if raw.isascii() else escape_non_ascii(raw)
+            out.append(canonical_url_entry(loc, lastmod, _CHANGEFREQS[cf] if cf else None, float(pr) if pr else None))
         return out
 
 
@@ -75,6 +78,14 @@ def take_run(text: str, seen: set[int], tracking_limit: int) -> LocRun | None:
     joined = "<".join(_LOCS(text))
     if "&" in joined:
         joined = joined.replace("&amp;", "&")
+    if not joined.isascii():
+        # Raw IRIs: escaped as UrlEntry would (simple_iri_to_uri), which leaves an empty query or fragment to the
+        # general path, as it does any non-character XML forbids.
+        joined = joined.encode("latin-1").decode("utf-8")
+        if "?#" in joined or "?<" in joined or "#<" in joined or joined.endswith(("?", "#")) or \
+                "\ufffe" in joined or "\uffff" in joined:
+            return None
+        joined = escape_non_ascii(joined)
     locs = joined.split("<")
     if max(map(len, locs)) > MAX_LOC_LENGTH:
         return None
