@@ -27,9 +27,12 @@ NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMG = "http://www.google.com/schemas/sitemap-image/1.1"
 
 
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # 2025
+
+
 def _plain(i: int) -> str:
     return (f"<url><loc>https://shop.example.com/p/{i}?a={i % 7}&amp;b=2</loc>"
-            f"<lastmod>2025-11-{i % 28 + 1:02d}T10:{i % 60:02d}:00+01:00</lastmod>"
+            f"<lastmod>2025-{i % 12 + 1:02d}-{i % _DAYS[i % 12] + 1:02d}T10:{i % 60:02d}:00+01:00</lastmod>"
             f"<changefreq>daily</changefreq><priority>0.{i % 10}</priority></url>\n")
 
 
@@ -42,6 +45,8 @@ ODD = [
     "<url><loc>https://shop.example.com/\U0001f600/\u20ac?q=\u00fc&amp;r=1</loc></url>\n",
     "<url><loc>https://shop.\u00e9xample.com/idna</loc></url>\n",  # a non-ASCII host (IDNA, not in bulk)
     "<url><loc>https://shop.example.com/\uffff</loc></url>\n",  # not an XML character
+    "<url><loc>https://shop.example.com/a\u0085b</loc></url>\n",  # Unicode whitespace inside
+    "<url><loc>https://shop.example.com/a\u3000</loc></url>\n",  # ... and at the end (stripped)
     "<url><loc>https://shop.example.com/a&#38;b</loc></url>\n",  # a character reference
     "<url><loc>https://shop.example.com/a&lt;b</loc></url>\n",
     "<url><loc>https://shop.example.com/dup</loc></url>\n",
@@ -50,6 +55,12 @@ ODD = [
     f"<url><loc>https://shop.example.com/{'x' * 2100}</loc></url>\n",  # longer than 2,048
     "<url><loc>https://shop.example.com/lm</loc><lastmod>2025-13-01</lastmod></url>\n",
     "<url><loc>https://shop.example.com/lm2</loc><lastmod>2025-11-01T10:00</lastmod></url>\n",
+    "<url><loc>https://shop.example.com/lm3</loc><lastmod>2024-02-29</lastmod></url>\n",  # leap day
+    "<url><loc>https://shop.example.com/lm4</loc><lastmod>2025-02-29</lastmod></url>\n",  # no such day
+    "<url><loc>https://shop.example.com/lm5</loc><lastmod>2025-04-31</lastmod></url>\n",
+    "<url><loc>https://shop.example.com/lm6</loc><lastmod>2025-04-30T23:59:59.5-03:00</lastmod></url>\n",
+    "<url><loc>https://shop.example.com/lm7</loc><lastmod>2025-12-31T24:00:00Z</lastmod></url>\n",
+    "<url><loc>https://shop.example.com/lm8</loc><lastmod>2025-01-31T10:00+14:00</lastmod></url>\n",
     "<url><loc>https://shop.example.com/pr</loc><priority>1.5</priority></url>\n",
     "<url><loc>https://shop.example.com/pr2</loc><priority> 0.5 </priority></url>\n",
     "<url><loc>https://shop.example.com/pr3</loc><priority>.5</priority></url>\n",

@@ -45,6 +45,7 @@ from sitemapkit.core._extensions import (
 )
 from sitemapkit.core._hinthelp import HINT_HELP
 from sitemapkit.core._lastmod import (
+    LASTMOD_COMMON_FORM,
     LASTMOD_VALID_FORM,
     LastMod,
     Precision,
@@ -145,6 +146,7 @@ __all__ = [
     "HINT_HELP",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
+    "LASTMOD_COMMON_FORM",
     "LASTMOD_VALID_FORM",
     "MAX_ALTERNATES_PER_URL",
     "MAX_CHILDREN_PER_KIND",

@@ -4,10 +4,10 @@ A caller that prints locs (``sitemapkit urls``, text output) does not need a :cl
 per URL, only the locs and the certainty that every other value is one the entry takes without a problem. The
 fast lane (``_lane``) asks :data:`RUN` for the longest run of blocks at its position whose every value is in such
 a form: a loc that is a ``SIMPLE_URI`` or a ``SIMPLE_IRI`` written with ``&amp;`` only, a lastmod valid by its
-form, a changefreq name, a priority from 0 to 1. That is one regular expression in C over the whole run, with no
-Python work per URL. Then :func:`take_run` pulls the locs out with one more, decodes ``&amp;`` with one replace
-(and escapes a raw IRI's characters as UTF-8 %XX), and checks the length limit and duplicates with the hashes the
-per-block path remembers (same limit, same rule).
+form (or on the 29th to 31st of a month that has the day), a changefreq name, a priority from 0 to 1. That is
+one regular expression in C over the whole run, with no Python work per URL. Then :func:`take_run` pulls the locs
+out with one more, decodes ``&amp;`` with one replace (and escapes a raw IRI's characters as UTF-8 %XX), and checks
+the length limit and duplicates with the hashes the per-block path remembers (same limit, same rule).
 
 If the run repeats a loc or holds a loc that is too long, nothing was changed and the per-block path reads the
 blocks (it finds the same things and reports them with their lines). So a :class:`LocRun` holds exactly the
@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sitemapkit.core import (
-    LASTMOD_VALID_FORM,
+    LASTMOD_COMMON_FORM,
     MAX_LOC_LENGTH,
     SIMPLE_LOC_XML_BYTES,
     Changefreq,
+    LastMod,
     UrlEntry,
     canonical_url_entry,
     escape_non_ascii,
@@ -42,12 +43,13 @@ _CHANGEFREQ = "|".join(m.value for m in Changefreq)
 _PRIORITY = r"0(?:\.[0-9]{1,6})?+|1(?:\.0{1,6})?+"
 #: A run of plain blocks whose every value is in a form the per-block path accepts without a word: a loc that is
 #: a SIMPLE_URI (or a SIMPLE_IRI, its UTF-8 bytes read as latin-1) written with "&amp;" only, a lastmod valid by
-#: its form, a changefreq name, a plain priority.
+#: its form or a 29th to 31st of a month that has it, a changefreq name, a plain priority.
 RUN = re.compile(
     rf"(?:<url>{_W}<loc>(?:{SIMPLE_LOC_XML_BYTES.pattern})</loc>{_W}"
-    rf"(?:<lastmod>(?:{LASTMOD_VALID_FORM.pattern})</lastmod>{_W})?+"
+    rf"(?:<lastmod>(?:{LASTMOD_COMMON_FORM.pattern})</lastmod>{_W})?+"
     rf"(?:<changefreq>(?:{_CHANGEFREQ})</changefreq>{_W})?+(?:<priority>(?:{_PRIORITY})</priority>{_W})?+"
     rf"</url>{_W})*+", re.ASCII)
+_SPACE = re.compile(r"\s").search
 _LOCS = re.compile(r"<loc>([^<]*+)</loc>").findall
 
 
@@ -65,7 +67,7 @@ class LocRun:
         out: list[UrlEntry] = []
         for raw, lm, cf, pr, _run in BLOCK_X.findall(self.text):
             raw, lm, cf, pr = url_values(raw, lm or None, cf or None, pr or None)
-            lastmod = lastmod_of_valid_form(lm) if lm is not None else None
+            lastmod = None if lm is None else (lastmod_of_valid_form(lm) or LastMod(lm))
             loc = raw if raw.isascii() else escape_non_ascii(raw)
             out.append(canonical_url_entry(loc, lastmod, _CHANGEFREQS[cf] if cf else None, float(pr) if pr else None))
         return out
@@ -83,8 +85,8 @@ def take_run(text: str, seen: set[int], tracking_limit: int) -> LocRun | None:
         # general path, as it does any non-character XML forbids.
         joined = joined.encode("latin-1").decode("utf-8")
         if "?#" in joined or "?<" in joined or "#<" in joined or joined.endswith(("?", "#")) or \
-                "\ufffe" in joined or "\uffff" in joined:
-            return None
+                "\ufffe" in joined or "\uffff" in joined or _SPACE(joined) is not None:
+            return None  # (Unicode whitespace: stripped, or reported as whitespace inside a loc)
         joined = escape_non_ascii(joined)
     locs = joined.split("<")
     if max(map(len, locs)) > MAX_LOC_LENGTH:
