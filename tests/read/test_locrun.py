@@ -66,6 +66,9 @@ ODD = [
     "<url><loc>https://shop.example.com/pr3</loc><priority>.5</priority></url>\n",
     "<url><loc>https://shop.example.com/cf</loc><changefreq>Daily</changefreq></url>\n",
     "<url><loc>https://shop.example.com/amp&amp;amp;x</loc></url>\n",
+    "<url><loc>https://shop.example.com/d&apos;oh?a=&apos;&amp;b</loc></url>\n",  # taken in bulk
+    "<url><loc>https://shop.example.com/q&quot;x</loc></url>\n",
+    "<url><loc>https://shop.example.com/a&amp;apos;b</loc></url>\n",
     "<url><loc>ftp://shop.example.com/f</loc></url>\n",
     "<url>\n  <loc>https://shop.example.com/nl</loc>\n  <lastmod>2025-01-01</lastmod>\n</url>\n",
     "<!-- a comment between blocks -->\n",

@@ -39,11 +39,11 @@ __all__ = [
 _ORIGIN = r"https?://[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
 _URI_RUN = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#"
 SIMPLE_URI = re.compile(_ORIGIN + rf"(?:[/?#](?:[{_URI_RUN}]++|%[0-9A-Fa-f]{{2}})*+)?")
-#: A SIMPLE_URI as XML text writes it, "&" as "&amp;" (and nothing else escaped), or such a text with UTF-8 bytes
-#: after the host when read as latin-1 (one character per byte: a raw IRI's non-ASCII characters). What the
-#: reader's bulk runs take as a loc: decoded, it is a SIMPLE_URI or a SIMPLE_IRI.
+#: A SIMPLE_URI as XML text writes it, "&" as "&amp;" ("'" raw or as "&apos;", nothing else escaped), or such a
+#: text with UTF-8 bytes after the host when read as latin-1 (one character per byte: a raw IRI's non-ASCII
+#: characters). What the reader's bulk runs take as a loc: decoded, it is a SIMPLE_URI or a SIMPLE_IRI.
 SIMPLE_LOC_XML_BYTES = re.compile(
-    _ORIGIN + rf"(?:[/?#](?:[{_URI_RUN.replace('&', '')}\x80-\xff]++|%[0-9A-Fa-f]{{2}}|&amp;)*+)?")
+    _ORIGIN + rf"(?:[/?#](?:[{_URI_RUN.replace('&', '')}\x80-\xff]++|%[0-9A-Fa-f]{{2}}|&amp;|&apos;)*+)?")
 # An IRI that is a SIMPLE_URI but for non-ASCII characters after the host (a raw IRI path or query, as
 # non-English sites write them): iri_to_uri only percent-encodes those as UTF-8 (pinned against the general path
 # in tests/core/test_urls_iri.py). No surrogates (not encodable), no non-ASCII host (IDNA).

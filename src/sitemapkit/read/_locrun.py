@@ -1,13 +1,13 @@
 """Runs of plain ``<url>`` blocks read in bulk, for readers that want the locs only (:class:`LocRun`).
 
-A caller that prints locs (``sitemapkit urls``, text output) does not need a :class:`~sitemapkit.core.UrlEntry`
-per URL, only the locs and the certainty that every other value is one the entry takes without a problem. The
-fast lane (``_lane``) asks :data:`RUN` for the longest run of blocks at its position whose every value is in such
-a form: a loc that is a ``SIMPLE_URI`` or a ``SIMPLE_IRI`` written with ``&amp;`` only, a lastmod valid by its
-form (or on the 29th to 31st of a month that has the day), a changefreq name, a priority from 0 to 1. That is
-one regular expression in C over the whole run, with no Python work per URL. Then :func:`take_run` pulls the locs
-out with one more, decodes ``&amp;`` with one replace (and escapes a raw IRI's characters as UTF-8 %XX), and checks
-the length limit and duplicates with the hashes the per-block path remembers (same limit, same rule).
+A caller that prints locs (``sitemapkit urls``, text output) does not need a :class:`~sitemapkit.core.UrlEntry` per
+URL, only the locs and the certainty that every other value is one the entry takes without a problem. The fast lane
+(``_lane``) asks :data:`RUN` for the longest run of blocks at its position whose every value is in such a form: a
+loc that is a ``SIMPLE_URI`` or a ``SIMPLE_IRI`` written with ``&amp;`` and ``&apos;`` only, a lastmod valid by its
+form (or on the 29th to 31st of a month that has the day), a changefreq name, a priority from 0 to 1. That is one
+regular expression in C over the whole run, with no Python work per URL. Then :func:`take_run` pulls the locs out
+with one more, decodes the references with two replaces (and escapes a raw IRI's characters as UTF-8 %XX), and
+checks the length limit and duplicates with the hashes the per-block path remembers (same limit, same rule).
 
 If the run repeats a loc or holds a loc that is too long, nothing was changed and the per-block path reads the
 blocks (it finds the same things and reports them with their lines). So a :class:`LocRun` holds exactly the
@@ -78,8 +78,8 @@ def take_run(text: str, seen: set[int], tracking_limit: int) -> LocRun | None:
     repeats one (the hashes are then added to ``seen``, as the per-block path does); otherwise None, with
     ``seen`` untouched."""
     joined = "<".join(_LOCS(text))
-    if "&" in joined:
-        joined = joined.replace("&amp;", "&")
+    if "&" in joined:  # "&amp;" and "&apos;" (the pattern lets no other reference through), "&amp;" last
+        joined = joined.replace("&apos;", "'").replace("&amp;", "&")
     if not joined.isascii():
         # Raw IRIs: escaped as UrlEntry would (simple_iri_to_uri), which leaves an empty query or fragment to the
         # general path, as it does any non-character XML forbids.
