@@ -1,4 +1,5 @@
-"""What share of the URLs in the real-world corpus the reader's fast lane reads (issue 13).
+"""What share of the URLs in the real-world corpus the reader's fast lane reads (issue 13), and how many of them
+a loc-only reader gets in bulk runs (``SitemapParser(loc_runs=True)``, issue 27).
 
     python benchmarks/lane_share.py                      # ../shared/corpus/real-world, one row per urlset
     python benchmarks/lane_share.py DIR_OR_FILE ...      # other files
@@ -82,6 +83,16 @@ def measure(path: Path) -> tuple[int, int, str]:
     return total, lane[0], why[0]
 
 
+def bulk(path: Path) -> int:
+    """URL entries that a loc-only reader (``urls --format text``) gets in bulk runs (``read.LocRun``)."""
+    from sitemapkit.read import LocRun, SitemapParser, open_bytes
+
+    parser = SitemapParser(str(path), loc_runs=True)
+    with open_bytes(str(path)) as stream:
+        events = parser.feed(stream.read()) + parser.close()
+    return sum(len(ev.locs) for ev in events if isinstance(ev, LocRun))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="*", type=Path)
@@ -93,7 +104,7 @@ def main() -> int:
     if not files:
         print(f"no files under {', '.join(map(str, roots))}", file=sys.stderr)
         return 2
-    total = lane_total = 0
+    total = lane_total = bulk_total = 0
     stops: Counter[str] = Counter()
     lost: Counter[str] = Counter()
     rows = []
@@ -103,6 +114,7 @@ def main() -> int:
             continue  # an index, a feed or an empty urlset
         total += n
         lane_total += in_lane
+        bulk_total += bulk(path)
         if in_lane < n:
             stops[why or "lane did not start"] += 1
             lost[why or "lane did not start"] += n - in_lane
@@ -114,7 +126,8 @@ def main() -> int:
         print()
     print(f"urlsets: {len(rows)}, URLs: {total:,}, read by the lane: {lane_total:,} "
           f"({lane_total / max(total, 1):.1%}); files read wholly by the lane: "
-          f"{sum(1 for r in rows if r[1] == r[2])}")
+          f"{sum(1 for r in rows if r[1] == r[2])}; in bulk runs (loc-only readers): {bulk_total:,} "
+          f"({bulk_total / max(total, 1):.1%})")
     print("\n| where the lane stopped | files | URLs left to lxml |\n|---|---:|---:|")
     for why, files_n in stops.most_common():
         print(f"| {why} | {files_n} | {lost[why]:,} |")
