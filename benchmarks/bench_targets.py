@@ -345,6 +345,7 @@ class Tools:
     usp_script: Path
     node_script: Path
     env: dict[str, str]  # extra environment for sitemapkit's runs (--src)
+    base_env: dict[str, str] | None = None  # sitemapkit's "before" runs (--base), when asked for
 
 
 @dataclass
@@ -356,6 +357,7 @@ class Row:
     target: float | None
     ours: list[Run] = field(default_factory=list)
     peer: list[Run] = field(default_factory=list)
+    base: list[Run] = field(default_factory=list)
     note: str = ""
     ours_digest: str = ""
 
@@ -439,16 +441,20 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None, help="row keys to run (0u 0g 1 1b 2 3 4)")
     ap.add_argument("--src", help="run sitemapkit from this src/ folder (put first on PYTHONPATH), e.g. an "
                                   "extracted `git archive HEAD src` to measure a baseline beside a working tree")
+    ap.add_argument("--base", help="also run sitemapkit from this src/ folder as a third contestant, interleaved in "
+                                   "the same rounds (before/after in one run), e.g. `git archive 1e96b83 src`")
     args = ap.parse_args()
     n_read, n_gen = (20_000, 60_000) if args.quick else (200_000, 500_000)
     load_before = os.getloadavg()
     sk = sitemapkit_exe()
     env = {"PYTHONPATH": str(Path(args.src).resolve())} if args.src else {}
-    tools = Tools(sk, ensure_usp(), ensure_npm(), env)
+    tools = Tools(sk, ensure_usp(), ensure_npm(), env,
+                  {"PYTHONPATH": str(Path(args.base).resolve())} if args.base else None)
     inputs = prepare(n_read, n_gen)
     # bytecode written once, before anything is timed (both tools' Python)
-    subprocess.run([sys.executable, "-c", "import sitemapkit.cli._urls, sitemapkit.cli._generate"],
-                   env={**user_env(), **env}, check=True)
+    for extra in (env, tools.base_env) if tools.base_env is not None else (env,):
+        subprocess.run([sys.executable, "-c", "import sitemapkit.cli._urls, sitemapkit.cli._generate"],
+                       env={**user_env(), **extra}, check=True)
     subprocess.run([str(VENV_PY), "-c", "import usp.tree"], env=user_env(), check=True)
     print("timed processes run without PYTHONDONTWRITEBYTECODE / PYTHONUNBUFFERED (as a user's shell), "
           f"bytecode cached in {WORK / 'pycache'}", file=sys.stderr)
@@ -472,9 +478,13 @@ def main() -> None:
             loads.append(os.getloadavg()[0])
             for row in rows:
                 src, amps = inputs[row.key]
-                for who in (("ours", "peer") if rnd % 2 == 0 else ("peer", "ours")):
+                if tools.base_env is None:
+                    order = ("ours", "peer") if rnd % 2 == 0 else ("peer", "ours")
+                else:  # each contestant first, second and last in turn
+                    order = (("ours", "peer", "base"), ("peer", "base", "ours"), ("base", "ours", "peer"))[rnd % 3]
+                for who in order:
                     run = measure(row, who, src, amps, tools, scratch)
-                    (row.ours if who == "ours" else row.peer).append(run)
+                    {"ours": row.ours, "peer": row.peer, "base": row.base}[who].append(run)
                 print(f"round {rnd + 1} row {row.key}: sitemapkit {row.ours[-1].wall:.2f} s, "
                       f"peer {row.peer[-1].wall:.2f} s", file=sys.stderr, flush=True)
             loads.append(os.getloadavg()[0])
@@ -485,11 +495,13 @@ def main() -> None:
 
 def measure(row: Row, who: str, src: Path, amps: int, tools: Tools, scratch: Path) -> Run:
     """One timed process, then its output checked (untimed) and removed."""
+    ours = who != "peer"  # sitemapkit, now or before (--base)
+    env = tools.env if who == "ours" else tools.base_env if who == "base" else None
     if row.kind == "urls":
         out = scratch / f"{who}.txt"
-        cmd = [tools.sitemapkit, "urls", str(src), "--format", "text"] if who == "ours" else \
+        cmd = [tools.sitemapkit, "urls", str(src), "--format", "text"] if ours else \
             [str(VENV_PY), str(tools.usp_script), str(src)]
-        run = timed(cmd, out, scratch, tools.env if who == "ours" else None)
+        run = timed(cmd, out, scratch, env)
         problem = check_url_list(out, row.n, amps)
         digest = file_digest(out)
         if who == "ours":
@@ -501,17 +513,17 @@ def measure(row: Row, who: str, src: Path, amps: int, tools: Tools, scratch: Pat
         dest = scratch / f"{who}-set"
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir()
-        if who == "ours":
+        if ours:
             cmd = [tools.sitemapkit, "generate", str(src), "-o", str(dest), "--base-url", "https://example.com/", "-q"]
             index = "sitemap.xml"
         else:
             cmd = ["node", str(tools.node_script), str(src), str(dest)]
             index = "sitemap-index.xml"
-        run = timed(cmd, scratch / f"{who}.log", WORK, tools.env if who == "ours" else None)
+        run = timed(cmd, scratch / f"{who}.log", WORK, env)
         problem = check_sitemap_set(dest, index, row.n, amps)
         shutil.rmtree(dest, ignore_errors=True)
     if problem:
-        raise SystemExit(f"row {row.key}, {'sitemapkit' if who == 'ours' else 'peer'}: output check failed: {problem}")
+        raise SystemExit(f"row {row.key}, {who}: output check failed: {problem}")
     return run
 
 
@@ -549,6 +561,20 @@ def report(rows: list[Row], args: argparse.Namespace, load_before: tuple[float, 
               f"{p.wall:.2f} ({p.cpu:.2f}) | {rate[1]} | {rss(p.rss_mb)} | {ratio:.2f}x | "
               f"{per[0]:.2f}-{per[-1]:.2f}x | {p.cpu / o.cpu:.2f}x | {verdict(ratio, p.cpu / o.cpu, r.target)} |")
     print()
+    if any(r.base for r in rows):
+        print(f"Before/after in the same rounds: sitemapkit from {tools.base_env} (before) and as above (after)\n")
+        print("| row | job | before s (CPU s) | after s (CPU s) | after vs before (wall) | per-round | "
+              "before: ratio to peer | after: ratio to peer |")
+        print("|---|---|---:|---:|---:|---|---:|---:|")
+        for r in rows:
+            if not r.base:
+                continue
+            o, b, p = median_run(r.ours), median_run(r.base), median_run(r.peer)
+            per = sorted(y.wall / x.wall for x, y in zip(r.ours, r.base, strict=True))
+            print(f"| {r.key} | {r.job} | {b.wall:.2f} ({b.cpu:.2f}) | {o.wall:.2f} ({o.cpu:.2f}) | "
+                  f"{b.wall / o.wall:.2f}x | {per[0]:.2f}-{per[-1]:.2f}x | {p.wall / b.wall:.2f}x | "
+                  f"{p.wall / o.wall:.2f}x |")
+        print()
     for r in rows:
         if r.target is not None and r.ours and r.peer:
             o, p = median_run(r.ours), median_run(r.peer)
