@@ -50,7 +50,7 @@ from sitemapkit.core import (
 )
 from sitemapkit.read._blocks import BLOCK, NotXml, RunSplitter, block_patterns, gap_end, url_values, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC
-from sitemapkit.read._locrun import RUN, take_run
+from sitemapkit.read._locrun import run_at, take_run
 from sitemapkit.read._owner import DUPLICATE_TRACKING_LIMIT, Owner
 
 __all__ = ["ENABLED", "MAX_LANE_TAGS", "CanonicalLane", "FastUrlset", "UrlsetEngine", "lane_enabled"]
@@ -96,9 +96,6 @@ _simple_uri = SIMPLE_URI.fullmatch
 #: Runs in a row that :func:`take_run` refused before a document is read block by block only (a document full of
 #: duplicates or odd values would otherwise be matched twice).
 _BULK_MISSES = 4
-
-
-_RUN = RUN.match
 
 
 def _prolog_settled(buf: bytes) -> bool:
@@ -333,8 +330,7 @@ class FastUrlset(CanonicalLane):
 
     def _take_run(self, text: str, pos: int) -> int:
         """Read the run of plain blocks at ``pos`` as one :class:`LocRun` when it qualifies; where it ends."""
-        m = _RUN(text, pos)
-        end = pos if m is None else m.end()
+        end = run_at(text, pos)
         if end == pos:
             return pos
         o = self._e.o

@@ -2,7 +2,7 @@
 
 A caller that prints locs (``sitemapkit urls``, text output) does not need a :class:`~sitemapkit.core.UrlEntry` per
 URL, only the locs and the certainty that every other value is one the entry takes without a problem. The fast lane
-(``_lane``) asks :data:`RUN` for the longest run of blocks at its position whose every value is in such a form: a
+(``_lane``) asks :func:`run_at` for the longest run of blocks at its position whose every value is in such a form: a
 loc that is a ``SIMPLE_URI`` or a ``SIMPLE_IRI`` written with ``&amp;`` and ``&apos;`` only, a lastmod valid by its
 form (or on the 29th to 31st of a month that has the day), a changefreq name, a priority from 0 to 1. That is one
 regular expression in C over the whole run, with no Python work per URL. Then :func:`take_run` pulls the locs out
@@ -17,6 +17,7 @@ entries the per-block path would have emitted, with no problem; :meth:`LocRun.en
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,21 +35,34 @@ from sitemapkit.core import (
 )
 from sitemapkit.read._blocks import BLOCK_X, url_values
 
-__all__ = ["RUN", "LocRun", "take_run"]
+__all__ = ["LocRun", "run_at", "take_run"]
 
 _CHANGEFREQS = {m.value: m for m in Changefreq}
 _W = r"[ \t\r\n]*+"
 _CHANGEFREQ = "|".join(m.value for m in Changefreq)
 # Priorities 0 to 1 with at most six decimals: float() reads them exactly as the per-block path does.
 _PRIORITY = r"0(?:\.[0-9]{1,6})?+|1(?:\.0{1,6})?+"
-#: A run of plain blocks whose every value is in a form the per-block path accepts without a word: a loc that is
-#: a SIMPLE_URI (or a SIMPLE_IRI, its UTF-8 bytes read as latin-1) written with "&amp;" only, a lastmod valid by
-#: its form or a 29th to 31st of a month that has it, a changefreq name, a plain priority.
-RUN = re.compile(
-    rf"(?:<url>{_W}<loc>(?:{SIMPLE_LOC_XML_BYTES.pattern})</loc>{_W}"
-    rf"(?:<lastmod>(?:{LASTMOD_COMMON_FORM.pattern})</lastmod>{_W})?+"
-    rf"(?:<changefreq>(?:{_CHANGEFREQ})</changefreq>{_W})?+(?:<priority>(?:{_PRIORITY})</priority>{_W})?+"
-    rf"</url>{_W})*+", re.ASCII)
+
+
+@functools.cache
+def _run_pattern() -> re.Pattern[str]:
+    # A run of plain blocks whose every value is in a form the per-block path accepts without a word: a loc that
+    # is a SIMPLE_URI (or a SIMPLE_IRI, its UTF-8 bytes read as latin-1) written with "&amp;" and "&apos;" only, a
+    # lastmod valid by its form or a 29th to 31st of a month that has it, a changefreq name, a plain priority.
+    return re.compile(
+        rf"(?:<url>{_W}<loc>(?:{SIMPLE_LOC_XML_BYTES.pattern})</loc>{_W}"
+        rf"(?:<lastmod>(?:{LASTMOD_COMMON_FORM.pattern})</lastmod>{_W})?+"
+        rf"(?:<changefreq>(?:{_CHANGEFREQ})</changefreq>{_W})?+(?:<priority>(?:{_PRIORITY})</priority>{_W})?+"
+        rf"</url>{_W})*+", re.ASCII)
+
+
+def run_at(text: str, pos: int) -> int:
+    """Where the longest run of plain blocks at ``pos`` ends (``pos`` when there is none). The pattern is compiled
+    on first use (a command that never reads in bulk does not pay for it)."""
+    m = _run_pattern().match(text, pos)
+    return pos if m is None else m.end()
+
+
 _SPACE = re.compile(r"\s").search
 _LOCS = re.compile(r"<loc>([^<]*+)</loc>").findall
 
@@ -74,7 +88,7 @@ class LocRun:
 
 
 def take_run(text: str, seen: set[int], tracking_limit: int) -> LocRun | None:
-    """A :class:`LocRun` of ``text`` (a run of blocks matched by :data:`RUN`) when no loc in it is too long or
+    """A :class:`LocRun` of ``text`` (a run of blocks :func:`run_at` found) when no loc in it is too long or
     repeats one (the hashes are then added to ``seen``, as the per-block path does); otherwise None, with
     ``seen`` untouched."""
     joined = "<".join(_LOCS(text))
