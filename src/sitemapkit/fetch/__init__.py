@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         walk_site,
     )
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
+    from sitemapkit.fetch._listing import ListingCounts, list_source
     from sitemapkit.fetch._retry import RetryPolicy
     from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for, url_key
     from sitemapkit.fetch._scheme import ChosenUrl, choose_scheme, resolve_site_url
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
     from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem, WalkOptions, walk
 
 _WHERE: dict[str, str] = {
+    "ListingCounts": "sitemapkit.fetch._listing",
+    "list_source": "sitemapkit.fetch._listing",
     "SM501": "sitemapkit.fetch._codes",
     "SM502": "sitemapkit.fetch._codes",
     "SM505": "sitemapkit.fetch._codes",
@@ -127,6 +130,7 @@ __all__ = [
     "HttpCache",
     "HttpClient",
     "HttpResponse",
+    "ListingCounts",
     "MockResponse",
     "MockTransport",
     "ResponseTooLargeError",
@@ -149,6 +153,7 @@ __all__ = [
     "is_site_url",
     "is_sitemap_body",
     "iterate_async",
+    "list_source",
     "local_child",
     "local_set",
     "open_sources",
