@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import pytest
 
-from sitemapkit.cli._common import LazyCommands
+from sitemapkit.core import LazyImports
 
 PROBE = """
 import json, sys
@@ -61,7 +61,7 @@ def test_the_group_lists_and_finds_every_command() -> None:
 def test_lazy_commands_behave_as_a_mapping() -> None:
     loads: list[str] = []
     extra = click.Command("extra")
-    lazy = LazyCommands({"urls": ("sitemapkit.cli._urls", "urls")}, on_load=lambda c: loads.append(c.name or ""))
+    lazy = LazyImports({"urls": ("sitemapkit.cli._urls", "urls")}, on_load=lambda c: loads.append(c.name or ""))
     assert list(lazy) == ["urls"]
     assert loads == []
     assert lazy["urls"] is lazy["urls"]

@@ -45,7 +45,7 @@ from sitemapkit.core._extensions import (
 )
 from sitemapkit.core._hinthelp import HINT_HELP
 from sitemapkit.core._lastmod import LastMod, Precision, format_datetime, lastmod_of_valid_form, parse_lastmod_lenient
-from sitemapkit.core._lazy import lazy_names
+from sitemapkit.core._lazy import LazyImports, lazy_names
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
     INDEXNOW_ENDPOINT,
@@ -107,6 +107,7 @@ from sitemapkit.core._urls import (
     normalize_loc,
     redact_credentials,
     simple_iri_to_uri,
+    source_argument_problem,
     url_argument_problem,
 )
 from sitemapkit.core._version import VERSION
@@ -167,6 +168,7 @@ __all__ = [
     "InvalidEntryError",
     "InvalidValueError",
     "LastMod",
+    "LazyImports",
     "LimitExceededError",
     "Location",
     "MissingExtraError",
@@ -236,6 +238,7 @@ __all__ = [
     "run_isolated",
     "shorten",
     "simple_iri_to_uri",
+    "source_argument_problem",
     "sql_statements",
     "url_argument_problem",
 ]

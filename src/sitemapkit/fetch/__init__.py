@@ -51,10 +51,12 @@ if TYPE_CHECKING:
         TransportRequest,
         TransportResponse,
     )
-    from sitemapkit.fetch._tree import format_tree, tree_dict
+    from sitemapkit.fetch._tree import SiteTree, discover_tree, format_tree, tree_dict
     from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem, WalkOptions, walk
 
 _WHERE: dict[str, str] = {
+    "SiteTree": "sitemapkit.fetch._tree",
+    "discover_tree": "sitemapkit.fetch._tree",
     "ListingCounts": "sitemapkit.fetch._listing",
     "list_source": "sitemapkit.fetch._listing",
     "SM501": "sitemapkit.fetch._codes",
@@ -136,6 +138,7 @@ __all__ = [
     "ResponseTooLargeError",
     "RetryPolicy",
     "RobotsTxt",
+    "SiteTree",
     "SitemapNode",
     "SitemapSeed",
     "Timeouts",
@@ -148,6 +151,7 @@ __all__ = [
     "choose_scheme",
     "decode_robots",
     "discover",
+    "discover_tree",
     "fetch_robots",
     "format_tree",
     "is_site_url",

@@ -1,15 +1,72 @@
-"""What ``sitemapkit discover`` shows of a discovery and the tree of sitemaps walked from it: the text report
-(:func:`format_tree`) and the JSON object (:func:`tree_dict`), one per command output format."""
+"""What ``sitemapkit discover`` finds and shows: a site's discovery and the tree of sitemaps walked from it
+(:func:`discover_tree` builds a :class:`SiteTree`), the text report (:func:`format_tree`) and the JSON object
+(:func:`tree_dict`), one per command output format."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from sitemapkit.core import Problem, Severity, escape_controls
-from sitemapkit.fetch._discover import Discovery
+from sitemapkit.fetch._discover import Discovery, walk_site
 from sitemapkit.fetch._items import SitemapNode
+from sitemapkit.fetch._sources import FetchSettings, iterate_async
 
-__all__ = ["format_tree", "tree_dict"]
+if TYPE_CHECKING:
+    from sitemapkit.fetch._http import HttpClient
+    from sitemapkit.fetch._walk import WalkItem
+
+__all__ = ["SiteTree", "discover_tree", "format_tree", "tree_dict"]
+
+
+@dataclass(slots=True)
+class SiteTree:
+    """A site's discovery (None when a sitemap URL was given) and the tree of sitemaps read from it: ``roots``
+    the top sitemaps, ``nodes`` every sitemap read, by URL, ``urls`` their entries. It grows while
+    :func:`discover_tree` runs (another thread may read it for a progress line)."""
+
+    found: Discovery | None = None
+    roots: list[str] = field(default_factory=list)
+    nodes: dict[str, SitemapNode] = field(default_factory=dict)
+    urls: int = 0
+
+    def add(self, item: Discovery | WalkItem) -> None:
+        if isinstance(item, Discovery):
+            self.found = item
+        elif isinstance(item, SitemapNode):
+            self.nodes[item.url] = item
+            if item.parent is None:
+                self.roots.append(item.url)
+            self.urls += item.entries
+
+    @property
+    def failed(self) -> bool:
+        """No sitemap was found, or a sitemap or the discovery has errors."""
+        return not self.nodes or any(n.errors for n in self.nodes.values()) or (
+            self.found is not None and any(p.is_error for p in self.found.problems))
+
+    def format(self, elapsed: float) -> str:
+        return format_tree(self.found, self.roots, self.nodes, elapsed)
+
+    def to_dict(self, elapsed: float) -> dict[str, Any]:
+        return tree_dict(self.found, self.roots, self.nodes, elapsed)
+
+
+def discover_tree(url: str, settings: FetchSettings | None = None, tree: SiteTree | None = None) -> SiteTree:
+    """Find the sitemaps of site ``url`` (robots.txt, then well-known paths and the home page when it names none,
+    as ``settings.probe`` says) or read the sitemap ``url``, and walk the indexes within the settings' limits.
+    Entries are counted, not kept. ``tree``: the tree to fill (default: a new one)."""
+    cfg = settings or FetchSettings()
+    tree = tree if tree is not None else SiteTree()
+    opts = cfg.walk_options(yield_entries=False)
+
+    def factory(client: HttpClient) -> AsyncIterator[Discovery | WalkItem]:
+        return walk_site(url, client=client, options=opts, probe=cfg.probe)
+
+    for item in iterate_async(factory, cfg, seeds=[url]):
+        tree.add(item)
+    return tree
 
 
 def _size(n: int) -> str:
