@@ -35,6 +35,7 @@ from sitemapkit.core import (
     bare_host_url,
     escape_controls,
     escape_json_controls,
+    plural,
     source_argument_problem,
     url_argument_problem,
 )
@@ -249,11 +250,6 @@ def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def plural(n: int, noun: str) -> str:
-    """``1 URL``, ``2 URLs``, ``12,000 URLs``: a count with its noun (plural by adding s)."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def emit_json(obj: Any, *, indent: int | None = 2) -> None:

@@ -90,6 +90,8 @@ from sitemapkit.core._problems import (
     describe_causes,
     escape_controls,
     escape_json_controls,
+    plural,
+    problem_line,
     quote_value,
     shorten,
 )
@@ -232,6 +234,8 @@ __all__ = [
     "parse_hints",
     "parse_lastmod_lenient",
     "plain_image",
+    "plural",
+    "problem_line",
     "quote_value",
     "redact_credentials",
     "require_extra",

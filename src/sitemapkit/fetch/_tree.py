@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sitemapkit.core import Problem, Severity, escape_controls
+from sitemapkit.core import Severity, problem_line
 from sitemapkit.fetch._discover import Discovery, walk_site
 from sitemapkit.fetch._items import SitemapNode
 from sitemapkit.fetch._sources import FetchSettings, iterate_async
@@ -92,11 +92,6 @@ def _describe(node: SitemapNode) -> str:
             f"via {node.found_via.value}")
 
 
-def _problem_line(p: Problem) -> str:
-    where = p.location.format()
-    return f"{p.severity.value} {p.code}: {escape_controls(p.message)}" + (f" ({where})" if where else "")
-
-
 def format_tree(found: Discovery | None, roots: list[str], nodes: dict[str, SitemapNode], elapsed: float) -> str:
     """What ``sitemapkit discover`` prints: the discovery (robots.txt, well-known paths, its problems), then each
     sitemap of the tree with its type, status, counts, size, time, how it was found and its problems, then a
@@ -112,7 +107,7 @@ def format_tree(found: Discovery | None, roots: list[str], nodes: dict[str, Site
         if found.probed:
             out.append(f"well-known paths: {len(found.probed)} tried, {len(hits)} found")
         for p in found.problems:
-            out.append(f"  {_problem_line(p)}")
+            out.append(f"  {problem_line(p)}")
         out.append("")
 
     def emit(url: str, prefix: str, last: bool, top: bool) -> None:
@@ -124,7 +119,7 @@ def format_tree(found: Discovery | None, roots: list[str], nodes: dict[str, Site
         child_prefix = prefix + ("" if top else ("    " if last else "│   "))
         kids = [c for c in node.children if c in nodes and nodes[c].parent == url]
         for p in node.problems:
-            out.append(f"{child_prefix}{'│ ' if kids else '  '} {_problem_line(p)}")
+            out.append(f"{child_prefix}{'│ ' if kids else '  '} {problem_line(p)}")
         if node.problem_count > len(node.problems):
             out.append(f"{child_prefix}   ... {node.problem_count - len(node.problems)} more problems")
         for i, kid in enumerate(kids):
