@@ -75,6 +75,7 @@ from sitemapkit.core._model import (
     entry_to_dict,
     is_canonical_loc,
 )
+from sitemapkit.core._options import OptionSpec
 from sitemapkit.core._problems import (
     CODE_ALIASES,
     CODE_CAUSES,
@@ -176,6 +177,7 @@ __all__ = [
     "MissingExtraError",
     "News",
     "NotAFileError",
+    "OptionSpec",
     "ParseError",
     "Precision",
     "Problem",

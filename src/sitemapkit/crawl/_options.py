@@ -15,6 +15,7 @@ from sitemapkit.core import (
     MAX_LOC_LENGTH,
     Changefreq,
     ConfigurationError,
+    OptionSpec,
     SitemapHints,
     parse_hints,
 )
@@ -114,33 +115,6 @@ class CrawlSummary:
     complete: bool
     elapsed: float
     crawl_time: str
-
-
-@dataclass(frozen=True, slots=True)
-class OptionSpec:
-    """One crawl option as every front end shows it: ``sitemapkit crawl``, ``sitemapkit audit`` (as ``--<name>``
-    with dashes) and the web app (as the JSON / form field ``name``) take their name, default, bounds and help
-    from here, so the option means the same everywhere.
-
-    ``kind``: ``int`` / ``float`` (a number within ``low``..``high``; ``high`` None: no upper bound), ``patterns``
-    (repeatable regular expressions), ``names`` (repeatable words), ``rules`` (repeatable ``--rule`` strings),
-    ``choice`` (one of ``choices``), ``flag`` (off unless given) or ``text``. ``metavar`` is what the help shows
-    for the value. ``sitemap``: the option shapes the sitemap written, not the crawl (``audit`` leaves it out)."""
-
-    name: str
-    kind: str
-    default: Any
-    help: str
-    metavar: str | None = None
-    low: float | None = None
-    high: float | None = None
-    choices: tuple[str, ...] = ()
-    sitemap: bool = False
-
-    @property
-    def flag(self) -> str:
-        """The command-line spelling, e.g. ``--max-pages``."""
-        return "--" + self.name.replace("_", "-")
 
 
 #: The options ``crawl`` and ``audit`` share (and the web app's crawl form), in the order the help lists them.

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     )
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
     from sitemapkit.fetch._listing import ListingCounts, list_source
+    from sitemapkit.fetch._options import FETCH_OPTION_SPECS, fetch_settings_from
     from sitemapkit.fetch._retry import RetryPolicy
     from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for, url_key
     from sitemapkit.fetch._scheme import ChosenUrl, choose_scheme, resolve_site_url
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
     from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem, WalkOptions, walk
 
 _WHERE: dict[str, str] = {
+    "FETCH_OPTION_SPECS": "sitemapkit.fetch._options",
+    "fetch_settings_from": "sitemapkit.fetch._options",
     "SiteTree": "sitemapkit.fetch._tree",
     "discover_tree": "sitemapkit.fetch._tree",
     "ListingCounts": "sitemapkit.fetch._listing",
@@ -115,6 +118,7 @@ __getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = [
     "DEFAULT_USER_AGENT",
+    "FETCH_OPTION_SPECS",
     "SM501",
     "SM502",
     "SM505",
@@ -153,6 +157,7 @@ __all__ = [
     "discover",
     "discover_tree",
     "fetch_robots",
+    "fetch_settings_from",
     "format_tree",
     "is_site_url",
     "is_sitemap_body",
