@@ -41,7 +41,8 @@ def test_urls_loads_only_what_it_needs(tmp_path: Path) -> None:
     assert seen["code"] == 0
     assert seen["before"] == []  # importing the group imports no command
     # ... and a local file loads no HTTP stack (aiohttp, asyncio, the walker) and no other capability
-    assert seen["after"] == ["sitemapkit.cli._common", "sitemapkit.cli._fetchopts", "sitemapkit.cli._urls"]
+    assert seen["after"] == ["sitemapkit.cli._common", "sitemapkit.cli._fetchopts", "sitemapkit.cli._specs",
+                             "sitemapkit.cli._urls"]
 
 
 def test_the_group_lists_and_finds_every_command() -> None:

@@ -32,7 +32,6 @@ from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifes
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core import MAX_LOC_LENGTH, PublishError
 from sitemapkit.crawl import (
-    DEFAULT_STRIP_PARAMS,
     REPORT_HTML,
     REPORT_JSON,
     CrawlProgress,
@@ -70,11 +69,7 @@ class _LiveProgress:
             self._plain.__exit__()
 
     def _describe(self) -> str:
-        p = self._last
-        if p is None:
-            return "crawl: starting"
-        return (f"crawl: {p.fetched:,} pages, queue {p.queued:,}, errors {p.errors:,}, in the sitemap "
-                f"{p.in_sitemap:,}")
+        return "crawl: starting" if self._last is None else self._last.describe()
 
     def update(self, p: CrawlProgress) -> None:
         self._last = p
@@ -139,11 +134,8 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     """
     check_submit_options(submit["submit_state"], submit["submit_key"])
     url = resolve_bare_host(url)
-    strip = tuple(crawl_values["strip_param"])
-    if not keep_tracking_params:
-        strip = (*DEFAULT_STRIP_PARAMS, *strip)
-    options = crawl_options_from(crawl_values, strip_params=strip, max_url_length=max_url_length,
-                                 max_query_variants=max_query_variants)
+    options = crawl_options_from(crawl_values, keep_tracking_params=keep_tracking_params,
+                                 max_url_length=max_url_length, max_query_variants=max_query_variants)
     out = output.out
     reports = report_dir if report_dir is not None else default_report_dir(out)
     console = stderr_console()
@@ -166,10 +158,7 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     assert result.manifest is not None
     report = result.report
     print_manifest_summary(result.manifest)
-    images = f" ({report.broken_images:,} of them images)" if report.broken_images else ""
-    click.echo(f"Crawled {report.pages_crawled:,} URLs in {result.run.elapsed:.1f} s: {report.in_sitemap:,} in the "
-               f"sitemap, {report.broken:,} broken{images}, {report.redirects:,} redirects, {report.excluded:,} "
-               f"excluded. Report: {reports / REPORT_HTML}")
+    click.echo(f"{report.line(result.run.elapsed)} Report: {reports / REPORT_HTML}")
     if not result.complete:
         click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "
                    f"again with --resume and a larger --max-pages (or none). State: {result.state_path}", err=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sitemapkit.cli._common import renamed_option
-from sitemapkit.cli._fetchopts import click_option
+from sitemapkit.cli._specs import spec_options
 from sitemapkit.crawl import CRAWL_OPTION_SPECS, OptionSpec
 
 __all__ = ["audit_crawl_options", "crawl_options"]
@@ -32,9 +32,7 @@ def _options(specs: tuple[OptionSpec, ...], keyword: str) -> Callable[[F], F]:
         decorated: Callable[..., Any] = wrapper
         if "stall_timeout" in names:
             decorated = renamed_option("--timeout", "--stall-timeout")(decorated)
-        for spec in reversed(specs):
-            decorated = click_option(spec)(decorated)
-        return decorated  # type: ignore[return-value]
+        return spec_options(specs, decorated)  # type: ignore[return-value]
 
     return decorate
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,21 +21,6 @@ __all__ = ["diff"]
 
 #: Exit status as diff(1): no difference, differences, trouble.
 EXIT_SAME, EXIT_DIFFERENT, EXIT_TROUBLE = 0, 1, 2
-
-
-class _Counts:
-    def __init__(self) -> None:
-        self.old = 0
-        self.new = 0
-
-    def add(self, side: str, n: int) -> None:
-        if side == "old":
-            self.old += n
-        else:
-            self.new += n
-
-    def describe(self) -> str:
-        return f"reading: {plural(self.old, 'old URL')}, {plural(self.new, 'new URL')}"
 
 
 @contextmanager
@@ -90,16 +76,19 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
         if value is not None:
             check_url(value, hint)
     settings = settings_from(fetch)
-    progress = _Counts()
+    read: Counter[str] = Counter()  # URLs read per side ("old", "new"), for the progress line
+
+    def describe() -> str:
+        return f"reading: {plural(read['old'], 'old URL')}, {plural(read['new'], 'new URL')}"
 
     def on_problem(side: str, problem: Problem) -> None:
         sys.stdout.flush()
         print_problem(problem)
 
     try:
-        with Progress(progress.describe, quiet=quiet):
+        with Progress(describe, quiet=quiet):
             result = diff_sources(old, new, settings=settings, strict=strict, on_problem=on_problem,
-                                  on_entries=progress.add)
+                                  on_entries=lambda side, n: read.update({side: n}))
     except SitemapkitError as exc:
         _trouble(str(exc))
     except OSError as exc:

@@ -14,12 +14,11 @@ from sitemapkit.cli._common import (
     Progress,
     check_url,
     emit_json,
-    plural,
     quiet_option,
     resolve_bare_host,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.fetch import SiteTree, discover_tree, is_site_url
+from sitemapkit.fetch import SiteTree, discover_tree
 
 __all__ = ["discover"]
 
@@ -51,15 +50,7 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
     settings = settings_from(fetch)
     started = time.monotonic()
     tree = SiteTree()
-    what = f"discovering {url}" if is_site_url(url) else f"reading {url}"
-
-    def describe() -> str:  # the progress line: a live line on a terminal, else a plain line every 10 s
-        found = tree.found
-        status = None if found is None else "no response" if found.robots_status is None else found.robots_status
-        robots = f"robots.txt {status}, " if status is not None else ""
-        return f"{what}: {robots}{plural(len(tree.nodes), 'sitemap')} read, {plural(tree.urls, 'URL')}"
-
-    with Progress(describe, quiet=quiet):
+    with Progress(lambda: tree.describe(url), quiet=quiet):
         discover_tree(url, settings, tree)
     elapsed = time.monotonic() - started
     if fmt == "json":

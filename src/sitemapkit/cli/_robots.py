@@ -15,12 +15,11 @@ from sitemapkit.cli._common import (
     check_url,
     emit_json,
     fail,
-    plural,
     stderr_console,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import InputError, InvalidValueError, Problem, escape_controls
-from sitemapkit.submit import add_sitemaps, check_site, lint_robots_file
+from sitemapkit.core import InputError, InvalidValueError, escape_controls
+from sitemapkit.submit import add_sitemaps, check_site, lint_robots_files
 
 __all__ = ["robots"]
 
@@ -28,22 +27,17 @@ __all__ = ["robots"]
 def _lint(files: tuple[str, ...], base_url: str | None, fmt: str) -> None:
     if base_url is not None:
         check_url(base_url, "--base-url")
-    found: dict[str, list[Problem]] = {}
-    for name in files:
-        try:
-            found[name] = lint_robots_file(name, base_url=base_url)
-        except InputError as exc:
-            fail(str(exc), EXIT_USAGE)
-    problems = [p for listed in found.values() for p in listed]
+    try:
+        lint = lint_robots_files(files, base_url=base_url)
+    except InputError as exc:
+        fail(str(exc), EXIT_USAGE)
     if fmt == "json":
-        emit_json({"files": list(found), "problems": [p.to_dict() for p in problems]})
+        emit_json({"files": list(lint.found), "problems": [p.to_dict() for p in lint.problems]})
     else:
-        for p in problems:
+        for p in lint.problems:
             click.echo(p.format())
-        bad = sum(1 for listed in found.values() if listed)
-        click.echo(f"{plural(len(found), 'robots.txt file')} checked: "
-                   + (f"{plural(len(problems), 'problem')} in {plural(bad, 'file')}" if problems else "no problems"))
-    sys.exit(EXIT_FAILURE if problems else EXIT_OK)
+        click.echo(lint.summary())
+    sys.exit(EXIT_FAILURE if lint.problems else EXIT_OK)
 
 
 @click.command("robots")

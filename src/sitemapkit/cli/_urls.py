@@ -14,7 +14,6 @@ from sitemapkit.cli._common import (
     EXIT_OK,
     Progress,
     check_sources,
-    plural,
     print_problem,
     quiet_option,
     resolve_bare_host,
@@ -25,13 +24,6 @@ from sitemapkit.fetch import ListingCounts, list_source, local_set
 from sitemapkit.read import LIST_FORMATS, EntryWriter
 
 __all__ = ["urls"]
-
-
-def _describe(counts: ListingCounts) -> str:
-    """The progress line (see :class:`~sitemapkit.cli._common.Progress`)."""
-    if not counts.sitemaps:
-        return f"reading sitemaps: {plural(counts.urls, 'URL')}"
-    return f"reading sitemaps: {plural(counts.sitemaps, 'sitemap')}, {plural(counts.urls, 'URL')}"
 
 
 _BUDGET_CODES = frozenset({"SM112", "SM504"})  # the byte budget: the reader's (files), the fetcher's (URLs)
@@ -106,7 +98,7 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
     try:
         for source in sources:
             try:
-                with Progress(lambda: _describe(counts), quiet=quiet):
+                with Progress(counts.describe, quiet=quiet):
                     failed = list_source(source, out, on_problem=on_problem, follow=follow, strict=strict,
                                          settings=settings, seen=seen, followed_refs=fmt != "text",
                                          counts=counts) or failed

@@ -75,7 +75,7 @@ from sitemapkit.core._model import (
     entry_to_dict,
     is_canonical_loc,
 )
-from sitemapkit.core._options import OptionSpec
+from sitemapkit.core._options import HINT_OPTION_SPECS, OptionSpec
 from sitemapkit.core._problems import (
     CODE_ALIASES,
     CODE_CAUSES,
@@ -138,6 +138,7 @@ __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
     "EXACT_IN_MEMORY",
     "HINT_HELP",
+    "HINT_OPTION_SPECS",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
     "MAX_ALTERNATES_PER_URL",

@@ -1,12 +1,16 @@
 """The declaration of an option shared by several front ends (:class:`OptionSpec`): the crawl layer's
-``CRAWL_OPTION_SPECS`` and the fetch layer's ``FETCH_OPTION_SPECS`` are tables of them."""
+``CRAWL_OPTION_SPECS`` and the fetch layer's ``FETCH_OPTION_SPECS`` are tables of them, and so is
+:data:`HINT_OPTION_SPECS` (changefreq and priority: ``generate``, ``crawl`` and the web app)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["OptionSpec"]
+from sitemapkit.core._hinthelp import HINT_HELP
+from sitemapkit.core._model import Changefreq
+
+__all__ = ["HINT_OPTION_SPECS", "OptionSpec"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,3 +40,13 @@ class OptionSpec:
     def flag(self) -> str:
         """The command-line spelling, e.g. ``--max-pages``."""
         return "--" + self.name.replace("_", "-")
+
+
+#: changefreq and priority for the sitemap's URLs: ``generate``, ``crawl`` and the web app take the same three (see
+#: :mod:`sitemapkit.core._hints`).
+HINT_OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("changefreq", "choice", None, HINT_HELP["changefreq"], choices=tuple(c.value for c in Changefreq),
+               sitemap=True),
+    OptionSpec("priority", "text", None, HINT_HELP["priority"], "VALUE", sitemap=True),
+    OptionSpec("rule", "rules", (), HINT_HELP["rule"], "RULE", sitemap=True),
+)

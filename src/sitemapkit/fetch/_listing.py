@@ -24,6 +24,7 @@ from sitemapkit.core import (
     SitemapRef,
     UrlEntry,
     is_url_source,
+    plural,
 )
 from sitemapkit.fetch._items import EntryBatch, SitemapNode
 from sitemapkit.fetch._sources import FetchSettings, open_sources
@@ -45,6 +46,12 @@ class ListingCounts:
     def node(self, item: Discovery | SitemapNode) -> None:
         if isinstance(item, SitemapNode):
             self.sitemaps += 1
+
+    def describe(self) -> str:
+        """A progress line: ``reading sitemaps: 3 sitemaps, 1,200 URLs``."""
+        if not self.sitemaps:
+            return f"reading sitemaps: {plural(self.urls, 'URL')}"
+        return f"reading sitemaps: {plural(self.sitemaps, 'sitemap')}, {plural(self.urls, 'URL')}"
 
 
 def _first_seen(entries: Sequence[UrlEntry], seen: SeenSet) -> list[UrlEntry]:

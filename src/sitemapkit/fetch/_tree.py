@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sitemapkit.core import Severity, problem_line
-from sitemapkit.fetch._discover import Discovery, walk_site
+from sitemapkit.core import Severity, plural, problem_line
+from sitemapkit.fetch._discover import Discovery, is_site_url, walk_site
 from sitemapkit.fetch._items import SitemapNode
 from sitemapkit.fetch._sources import FetchSettings, iterate_async
 
@@ -39,6 +39,14 @@ class SiteTree:
             if item.parent is None:
                 self.roots.append(item.url)
             self.urls += item.entries
+
+    def describe(self, url: str) -> str:
+        """A progress line while ``url`` is discovered (a site) or read (a sitemap)."""
+        what = f"discovering {url}" if is_site_url(url) else f"reading {url}"
+        found = self.found
+        status = None if found is None else "no response" if found.robots_status is None else found.robots_status
+        robots = f"robots.txt {status}, " if status is not None else ""
+        return f"{what}: {robots}{plural(len(self.nodes), 'sitemap')} read, {plural(self.urls, 'URL')}"
 
     @property
     def failed(self) -> bool:
