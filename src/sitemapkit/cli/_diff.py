@@ -8,13 +8,13 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
 import click
 
-from sitemapkit.cli._common import Progress, check_sources, check_url, plural, print_problem, quiet_option
+from sitemapkit.cli._common import Progress, check_sources, check_url, fail, plural, print_problem, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text, escape_controls
+from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text
 from sitemapkit.submit import DIFF_FORMATS, diff_sources, write_diff
 
 __all__ = ["diff"]
@@ -90,10 +90,10 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
             result = diff_sources(old, new, settings=settings, strict=strict, on_problem=on_problem,
                                   on_entries=lambda side, n: read.update({side: n}))
     except SitemapkitError as exc:
-        _trouble(str(exc))
+        fail(str(exc), EXIT_TROUBLE)
     except OSError as exc:
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        _trouble(f"cannot read{where}: {exc.strerror or exc}")
+        fail(f"cannot read{where}: {exc.strerror or exc}", EXIT_TROUBLE)
     with result:
         try:
             with _output(output) as out:
@@ -101,18 +101,14 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise
-            _trouble(f"cannot write {output}: {exc.strerror or exc}")
+            fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_TROUBLE)
         except StoreError as exc:  # reading the changes back from the temporary database failed
-            _trouble(str(exc))
+            fail(str(exc), EXIT_TROUBLE)
         counts = result.counts
         if not quiet:
             click.echo(f"sitemapkit: {counts.added:,} added, {counts.removed:,} removed, {counts.changed:,} changed, "
                        f"{counts.unchanged:,} unchanged", err=True)
         if result.errors:
-            _trouble(f"{plural(result.errors, 'error')} while reading; the comparison may be incomplete")
+            fail(f"{plural(result.errors, 'error')} while reading; the comparison may be incomplete", EXIT_TROUBLE)
         sys.exit(EXIT_DIFFERENT if counts.differ else EXIT_SAME)
 
-
-def _trouble(message: str) -> NoReturn:
-    click.echo(f"sitemapkit: error: {escape_controls(message)}", err=True)
-    sys.exit(EXIT_TROUBLE)
