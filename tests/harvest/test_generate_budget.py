@@ -44,3 +44,19 @@ def test_a_gzip_bomb_in_partitioned_data_stops_at_the_budget_without_a_traceback
         f"sitemapkit: error: {data / 'b.csv.gz'}: decompressed data exceeds the budget of "
         f"{DEFAULT_MAX_DECOMPRESSED_BYTES:,} bytes"], res.stderr
     assert not (out / "sitemap.xml").exists()  # nothing was published
+
+
+@pytest.mark.slow
+def test_partitioned_data_reads_nested_gzip_as_every_other_input(tmp_path: Path) -> None:
+    """The one byte source undoes every gzip layer (as ``generate LIST.gz`` and ``urls`` do); the partitions'
+    own GzipFile undid one, and read the inner layer's bytes as text."""
+    from sitemapkit.harvest import generate_partitioned
+    from sitemapkit.read import read_file
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.csv.gz").write_bytes(gzip.compress(gzip.compress(b"loc\nhttps://a.test/x\nhttps://a.test/y\n")))
+    result = generate_partitioned([data], tmp_path / "out", "https://a.test/", workers=1, processes=False)
+    assert result.errors == 0, result.problems
+    assert [e.loc for e in read_file(tmp_path / "out" / "sitemap.xml").entries] == [
+        "https://a.test/x", "https://a.test/y"]
