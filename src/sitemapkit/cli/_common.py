@@ -55,6 +55,7 @@ __all__ = [
     "emit_json",
     "fail",
     "plural",
+    "print_note",
     "print_problem",
     "quiet_option",
     "renamed_option",
@@ -154,8 +155,14 @@ def resolve_bare_host(text: str, *, connect_timeout: float = 10.0) -> str:
     from sitemapkit.fetch import resolve_site_url
 
     chosen = resolve_site_url(text, connect_timeout=connect_timeout)
-    click.echo(escape_controls(f"sitemapkit: {chosen.note}"), err=True)
+    if chosen.note:  # always, for a bare host: the scheme was chosen
+        print_note(chosen.note)
     return chosen.url
+
+
+def print_note(note: str) -> None:
+    """``sitemapkit: note`` on standard error (control characters escaped)."""
+    click.echo(escape_controls(f"sitemapkit: {note}"), err=True)
 
 
 def check_url(url: str, param_hint: str = "URL") -> str:

@@ -14,13 +14,13 @@ from sitemapkit.cli._common import (
     EXIT_OK,
     Progress,
     check_sources,
+    print_note,
     print_problem,
     quiet_option,
-    resolve_bare_host,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import Problem, SeenSet, escape_controls
-from sitemapkit.fetch import ListingCounts, list_source, local_set
+from sitemapkit.core import InputError, Problem, SeenSet, escape_controls
+from sitemapkit.fetch import ListingCounts, list_source, resolve_sources
 from sitemapkit.read import LIST_FORMATS, EntryWriter
 
 __all__ = ["urls"]
@@ -76,13 +76,10 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls sitemap.xml --format csv --no-follow
     """
     check_sources(sources, hosts=True)
-    sources = tuple(s if s == "-" or os.path.exists(s) else resolve_bare_host(s) for s in sources)
-    for source in sources:  # a folder without sitemap files is a usage error, as for validate and diff
-        if source != "-" and os.path.isdir(source):
-            try:
-                local_set(source)
-            except FileNotFoundError as exc:
-                raise click.BadParameter(escape_controls(f"{source}: {exc.strerror}"), param_hint="SOURCE") from None
+    try:
+        sources = resolve_sources(sources, on_note=print_note)
+    except InputError as exc:  # a folder without sitemap files is a usage error, as for validate and diff
+        raise click.BadParameter(escape_controls(str(exc)), param_hint="SOURCE") from None
     settings = settings_from(fetch)
     stream = sys.stdout
     out = EntryWriter(fmt, stream)

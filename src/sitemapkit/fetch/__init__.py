@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         walk_site,
     )
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
-    from sitemapkit.fetch._listing import ListingCounts, list_source
+    from sitemapkit.fetch._listing import ListingCounts, list_source, resolve_sources
     from sitemapkit.fetch._options import FETCH_OPTION_SPECS, fetch_settings_from
     from sitemapkit.fetch._retry import RetryPolicy
     from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for, url_key
@@ -62,6 +62,7 @@ _WHERE: dict[str, str] = {
     "discover_tree": "sitemapkit.fetch._tree",
     "ListingCounts": "sitemapkit.fetch._listing",
     "list_source": "sitemapkit.fetch._listing",
+    "resolve_sources": "sitemapkit.fetch._listing",
     "SM501": "sitemapkit.fetch._codes",
     "SM502": "sitemapkit.fetch._codes",
     "SM505": "sitemapkit.fetch._codes",
@@ -167,6 +168,7 @@ __all__ = [
     "local_set",
     "open_sources",
     "resolve_site_url",
+    "resolve_sources",
     "robots_url_for",
     "tree_dict",
     "url_key",

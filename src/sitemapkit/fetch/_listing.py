@@ -10,11 +10,13 @@ document over the byte budget (SM112, naming the source). A source that cannot b
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sitemapkit.core import (
+    InputError,
     LimitExceededError,
     Location,
     ParseError,
@@ -23,17 +25,18 @@ from sitemapkit.core import (
     Severity,
     SitemapRef,
     UrlEntry,
+    bare_host_url,
     is_url_source,
     plural,
 )
 from sitemapkit.fetch._items import EntryBatch, SitemapNode
-from sitemapkit.fetch._sources import FetchSettings, open_sources
+from sitemapkit.fetch._sources import FetchSettings, local_set, open_sources
 from sitemapkit.read import EntryWriter, Located
 
 if TYPE_CHECKING:
     from sitemapkit.fetch._discover import Discovery
 
-__all__ = ["ListingCounts", "list_source"]
+__all__ = ["ListingCounts", "list_source", "resolve_sources"]
 
 
 @dataclass(slots=True)
@@ -52,6 +55,32 @@ class ListingCounts:
         if not self.sitemaps:
             return f"reading sitemaps: {plural(self.urls, 'URL')}"
         return f"reading sitemaps: {plural(self.sitemaps, 'sitemap')}, {plural(self.urls, 'URL')}"
+
+
+def resolve_sources(sources: Sequence[str], *, on_note: Callable[[str], None] | None = None,
+                    connect_timeout: float = 10.0) -> tuple[str, ...]:
+    """SOURCE arguments as :func:`list_source` reads them: ``-`` and existing paths as given, a bare host
+    (``example.com``, ``127.0.0.1:8000/shop``) as the URL its site answers on, https first and http when https
+    does not connect (``on_note`` is told which was used). Raises :class:`~sitemapkit.InputError` for a folder
+    that holds no sitemap file (``validate`` and ``diff`` refuse it too)."""
+    resolved = []
+    for source in sources:
+        if source == "-" or os.path.exists(source) or bare_host_url(source) is None:
+            resolved.append(source)
+            continue
+        from sitemapkit.fetch._scheme import resolve_site_url  # the HTTP stack only for a bare host
+
+        chosen = resolve_site_url(source, connect_timeout=connect_timeout)
+        if on_note is not None and chosen.note:
+            on_note(chosen.note)
+        resolved.append(chosen.url)
+    for source in resolved:
+        if source != "-" and os.path.isdir(source):
+            try:
+                local_set(source)
+            except FileNotFoundError as exc:
+                raise InputError(f"{source}: {exc.strerror}") from None
+    return tuple(resolved)
 
 
 def _first_seen(entries: Sequence[UrlEntry], seen: SeenSet) -> list[UrlEntry]:
