@@ -186,10 +186,13 @@ class Progress:
     the job waits (a slow server): on a terminal a live status line; otherwise a plain line
     ``sitemapkit: <text>`` every :data:`PROGRESS_INTERVAL_ENV` seconds (10 by default), for CI logs.
     ``describe`` returns the current text; it is called from the thread, so keep it to reading counters.
-    Disabled (nothing at all) when ``quiet``. Use as a context manager."""
+    ``styled``: on a terminal, a rich renderable to show instead, in a live display left on screen at the end
+    (``crawl``'s line). Disabled (nothing at all) when ``quiet``. Use as a context manager."""
 
-    def __init__(self, describe: Callable[[], str], *, quiet: bool = False) -> None:
+    def __init__(self, describe: Callable[[], str], *, quiet: bool = False,
+                 styled: Callable[[], Any] | None = None) -> None:
         self._describe = describe
+        self._styled = styled
         self._quiet = quiet
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -207,7 +210,12 @@ class Progress:
         if self._quiet:
             return self
         if _may_be_terminal(sys.stderr) and (console := stderr_console()).is_terminal:
-            self._status = console.status(self._text())
+            if self._styled is not None:
+                from rich.live import Live
+
+                self._status = Live(self._styled(), console=console, refresh_per_second=4, transient=False)
+            else:
+                self._status = console.status(self._text())
             self._status.__enter__()
             target = self._refresh_status
         else:
@@ -225,7 +233,7 @@ class Progress:
 
     def _refresh_status(self) -> None:
         while not self._stop.wait(0.25):
-            self._status.update(self._text())
+            self._status.update(self._styled() if self._styled is not None else self._text())
 
     def _text(self) -> Text:
         """The live line: plain text (a URL in it is neither markup nor control sequences)."""

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.live import Live
 from rich.text import Text
 
 from sitemapkit.cli._common import (
@@ -44,44 +43,29 @@ from sitemapkit.crawl import (
 __all__ = ["crawl"]
 
 
-class _LiveProgress:
-    """One status line on stderr, refreshed while the crawl runs, on a terminal; elsewhere a plain line every
-    interval (see :class:`~sitemapkit.cli._common.Progress`). Nothing with ``quiet``."""
+class _Watch:
+    """The crawl's latest progress, kept by the crawler's hook and shown by :class:`~sitemapkit.cli._common.Progress`:
+    a styled line on a terminal, a plain line every interval elsewhere."""
 
-    def __init__(self, quiet: bool = False) -> None:
-        console = stderr_console()
-        self._last: CrawlProgress | None = None
-        self._live: Live | None = Live(console=console, refresh_per_second=4, transient=False) \
-            if console.is_terminal and not quiet else None
-        self._plain = Progress(self._describe, quiet=quiet) if not console.is_terminal else None
-
-    def __enter__(self) -> _LiveProgress:
-        if self._live is not None:
-            self._live.start()
-        if self._plain is not None:
-            self._plain.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._live is not None:
-            self._live.stop()
-        if self._plain is not None:
-            self._plain.__exit__()
-
-    def _describe(self) -> str:
-        return "crawl: starting" if self._last is None else self._last.describe()
+    def __init__(self) -> None:
+        self.last: CrawlProgress | None = None
 
     def update(self, p: CrawlProgress) -> None:
-        self._last = p
-        if self._live is None:
-            return
+        self.last = p
+
+    def describe(self) -> str:
+        return "crawl: starting" if self.last is None else self.last.describe()
+
+    def styled(self) -> Text:
+        p = self.last
+        if p is None:
+            return Text()
         minutes, seconds = divmod(int(p.elapsed), 60)
-        text = Text.assemble(
+        return Text.assemble(
             ("crawl ", "bold"), f"{p.fetched:,} pages · {p.pages_per_second:,.0f}/s · queue {p.queued:,} · ",
             (f"errors {p.errors:,}", "red" if p.errors else ""),
             f" · sitemap {p.in_sitemap:,} · {minutes:02d}:{seconds:02d}",
         )
-        self._live.update(text)
 
 
 @click.command("crawl")
@@ -139,10 +123,11 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     out = output.out
     reports = report_dir if report_dir is not None else default_report_dir(out)
     console = stderr_console()
-    with _LiveProgress(quiet) as progress:
+    watch = _Watch()
+    with Progress(watch.describe, quiet=quiet, styled=watch.styled):
         try:
             result = crawl_site(url, out, options=options, base_url=output.base_url, state_path=state_path,
-                                resume=resume, writer_options=output.writer_kwargs(), on_progress=progress.update,
+                                resume=resume, writer_options=output.writer_kwargs(), on_progress=watch.update,
                                 on_problem=print_problem, on_notice=lambda line: console.print(line, markup=False),
                                 handle_signals=True, report_dir=reports)
         except StartUrlError as exc:
