@@ -129,12 +129,17 @@ def test_generate_prints_progress_while_reading_standard_input(tmp_path: Path) -
         assert (out / "sitemap.xml").is_file()
 
 
-def test_crawl_prints_plain_progress_lines_and_quiet_silences_them(server: LocalServer, tmp_path: Path) -> None:
+def _slow_site(server: LocalServer) -> None:
+    """Two pages, the home page slow (0.4 s): long enough for progress lines."""
     html = {"Content-Type": "text/html"}
     server.route("/robots.txt", body=b"User-agent: *\nAllow: /\n", headers={"Content-Type": "text/plain"})
     server.route("/", handler=lambda _req: Response(200, b'<html><body><a href="/a">a</a></body></html>', html,
                                                     delay=0.4))
     server.route("/a", body=b"<html><body>a</body></html>", headers=html)
+
+
+def test_crawl_prints_plain_progress_lines_and_quiet_silences_them(server: LocalServer, tmp_path: Path) -> None:
+    _slow_site(server)
     for quiet in (False, True):
         out = tmp_path / f"out-{quiet}"
         done = run("crawl", server.url("/"), "--out", str(out), "--state", str(tmp_path / f"state-{quiet}.db"),
@@ -146,3 +151,15 @@ def test_crawl_prints_plain_progress_lines_and_quiet_silences_them(server: Local
             assert lines == [], done.stderr
         else:
             assert lines, done.stderr
+
+
+def test_crawl_shows_its_styled_line_on_a_terminal(server: LocalServer, tmp_path: Path) -> None:
+    # TTY_COMPATIBLE=1 makes rich treat standard error as a terminal: the crawl's line is the styled live line
+    # (pages, rate, queue, errors, sitemap, time), left on screen at the end, not the plain "sitemapkit: crawl:".
+    _slow_site(server)
+    done = run_cli(["crawl", server.url("/"), "--out", str(tmp_path / "out"), "--state", str(tmp_path / "s.db")],
+                   env={**INTERVAL, "TTY_COMPATIBLE": "1", "TERM": "xterm"})
+    assert done.returncode == 0, done.stderr
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", done.stderr)
+    assert re.search(r"crawl 2 pages · \d+/s · queue 0 · errors 0 · sitemap 2 · 00:0\d", plain), plain
+    assert _progress_lines(done.stderr, "crawl: ") == []

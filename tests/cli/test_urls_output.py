@@ -19,12 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit.cli._urls import _first_seen, _for_cli
+from sitemapkit.cli._urls import _for_cli
 from sitemapkit.core import SeenSet
 from sitemapkit.core._errors import ParseError
 from sitemapkit.core._model import SitemapRef, UrlEntry, entry_to_dict
 from sitemapkit.core._problems import Problem, escape_controls, escape_json_controls
 from sitemapkit.core._urls import is_url_source
+from sitemapkit.fetch._listing import _first_seen
 from sitemapkit.fetch._sources import DocumentDone, FetchSettings, open_sources
 from sitemapkit.fetch._walk import EntryBatch
 from sitemapkit.read import EntryWriter, Located

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import pytest
 
-from sitemapkit.cli._common import LazyCommands
+from sitemapkit.core import LazyImports
 
 PROBE = """
 import json, sys
@@ -41,7 +41,8 @@ def test_urls_loads_only_what_it_needs(tmp_path: Path) -> None:
     assert seen["code"] == 0
     assert seen["before"] == []  # importing the group imports no command
     # ... and a local file loads no HTTP stack (aiohttp, asyncio, the walker) and no other capability
-    assert seen["after"] == ["sitemapkit.cli._common", "sitemapkit.cli._fetchopts", "sitemapkit.cli._urls"]
+    assert seen["after"] == ["sitemapkit.cli._common", "sitemapkit.cli._fetchopts", "sitemapkit.cli._specs",
+                             "sitemapkit.cli._urls"]
 
 
 def test_the_group_lists_and_finds_every_command() -> None:
@@ -61,7 +62,7 @@ def test_the_group_lists_and_finds_every_command() -> None:
 def test_lazy_commands_behave_as_a_mapping() -> None:
     loads: list[str] = []
     extra = click.Command("extra")
-    lazy = LazyCommands({"urls": ("sitemapkit.cli._urls", "urls")}, on_load=lambda c: loads.append(c.name or ""))
+    lazy = LazyImports({"urls": ("sitemapkit.cli._urls", "urls")}, on_load=lambda c: loads.append(c.name or ""))
     assert list(lazy) == ["urls"]
     assert loads == []
     assert lazy["urls"] is lazy["urls"]

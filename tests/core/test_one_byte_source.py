@@ -14,13 +14,11 @@ PACKAGE = Path(sitemapkit.__file__).parent
 
 #: The modules that read what a command is given (the five readers of the issue, and diff's).
 READERS = ("read/_drivers.py", "fetch/_sources.py", "validate/_files.py", "write/_inputs.py",
-           "generator/_inputs.py", "submit/_diff.py")
+           "generator/_inputs.py", "submit/_diff.py", "harvest/_generate.py")
 #: (module, function) pairs allowed to open bytes themselves, and why.
-ALLOWED = {
-    # the write layer may not import the reader (layers): its public iter_input keeps a fallback for library
-    # callers, bounded by the byte budget; generate hands it the one byte source's plain stream instead
-    ("write/_inputs.py", "_open_binary"),
-}
+#: None: the write layer's list readers take the plain stream the caller opened with read.open_bytes (harvest's
+#: partitions too: tests/harvest/test_generate_budget.py).
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _openers(tree: ast.AST) -> set[str]:

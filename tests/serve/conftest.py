@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -17,7 +16,7 @@ import pytest
 
 from sitemapkit.serve import SitemapService
 from tests.serve.db import BASE, ProductFetch, build_products
-from tests.support.ports import bound_socket, port_of
+from tests.support.ports import bound_socket, port_of, uvicorn_on
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG_ROWS = 1_000_000
@@ -74,19 +73,8 @@ def uvicorn_process(big_db: Path, tmp_path_factory: pytest.TempPathFactory
         service.refresh()
         app = service.asgi()
     """))
-    with sock:
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "serve_app:app", "--app-dir", str(app_dir),
-                                 "--fd", str(sock.fileno()), "--log-level", "warning"],
-                                cwd=app_dir, pass_fds=(sock.fileno(),))
-    try:
+    with uvicorn_on(sock, "serve_app:app", app_dir, stop_timeout=10) as proc:
         yield proc, port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,6 @@ from __future__ import annotations
 import http.client
 import re
 import sqlite3
-import subprocess
-import sys
 import textwrap
 import threading
 import types
@@ -20,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.serve.conftest import ROOT, ThreadServer, wait_for_port
-from tests.support.ports import bound_socket, port_of
+from tests.support.ports import bound_socket, port_of, uvicorn_on
 
 ROWS = 1_200
 CLIENTS = 12
@@ -129,19 +127,9 @@ def test_readme_example_under_uvicorn_with_several_workers(example_dir: Path) ->
     """), encoding="utf-8")
     sock = bound_socket()
     port = port_of(sock)
-    with sock:  # the workers share the socket the test bound on port 0 (uvicorn --fd)
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "example_app:app", "--app-dir", str(example_dir),
-                                 "--fd", str(sock.fileno()), "--workers", "2", "--log-level", "warning"],
-                                cwd=example_dir, pass_fds=(sock.fileno(),))
-    try:
+    # the workers share the socket the test bound on port 0 (uvicorn --fd)
+    with uvicorn_on(sock, "example_app:app", example_dir, "--workers", "2") as proc:
         wait_for_port(port, proc, timeout=120)
         workers = psutil.Process(proc.pid).children()
         assert len(workers) >= 2, workers
         check_many_threads(f"http://127.0.0.1:{port}/")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +18,7 @@ import pytest
 from tests.serve.conftest import ROOT, wait_for_port
 from tests.serve.db import build_products
 from tests.serve.test_frameworks import get, locs
-from tests.support.ports import bound_socket, port_of
+from tests.support.ports import bound_socket, port_of, uvicorn_on
 
 ROWS = int(os.environ.get("SITEMAPKIT_LIVE_ROWS", "4500"))
 PER_PAGE = int(os.environ.get("SITEMAPKIT_LIVE_PAGE", "1000"))
@@ -51,20 +49,9 @@ def live(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         }}, max_urls={PER_PAGE}, now=lambda: datetime(2026, 1, 1, tzinfo=UTC))
         app = service.asgi()
     """))
-    with sock:
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "live_app:app", "--app-dir", str(tmp_path),
-                                 "--fd", str(sock.fileno()), "--log-level", "warning"],
-                                cwd=tmp_path, pass_fds=(sock.fileno(),))
-    try:
+    with uvicorn_on(sock, "live_app:app", tmp_path) as proc:
         wait_for_port(port, proc, timeout=120)
         yield base, db
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _sql(db: Path, *statements: tuple[str, tuple[object, ...]]) -> None:

@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import IO
 
 
@@ -91,3 +94,25 @@ def wait_listening(proc: subprocess.Popen[str] | subprocess.Popen[bytes], accept
             tried.add(port)
         assert time.monotonic() < deadline, f"no accepted listening port after {timeout} s (tried {tried})"
         time.sleep(0.1)
+
+
+@contextmanager
+def uvicorn_on(sock: socket.socket, app: str, app_dir: Path, *args: str,
+               stop_timeout: float = 20.0) -> Iterator[subprocess.Popen[bytes]]:
+    """A real uvicorn process serving ``app`` (``module:attribute`` in ``app_dir``) on the socket the test bound
+    (:func:`bound_socket`, handed over with ``--fd``; the test's copy is closed once the child has it). ``args``
+    are more uvicorn options (``--workers 2``). On exit the process is terminated, killed after
+    ``stop_timeout`` seconds. The caller waits for it to listen (``tests.serve.conftest.wait_for_port``)."""
+    with sock:
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--app-dir", str(app_dir),
+                                 "--fd", str(sock.fileno()), *args, "--log-level", "warning"],
+                                cwd=app_dir, pass_fds=(sock.fileno(),))
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=stop_timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -208,5 +208,5 @@ def test_repeated_line_errors_are_capped_per_code(tmp_path: Path) -> None:
 def test_the_write_layer_refuses_markup_as_a_url_list(tmp_path: Path) -> None:
     src = tmp_path / "sitemap.xml"
     src.write_text(URLSET, encoding="utf-8")
-    with pytest.raises(InputError, match="markup"):
-        list(iter_input(str(src)))
+    with pytest.raises(InputError, match="markup"), src.open("rb") as fh:
+        list(iter_input(str(src), plain=fh))

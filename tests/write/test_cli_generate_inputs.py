@@ -56,7 +56,7 @@ def test_csv_quoted_quotes_and_crlf_are_still_read() -> None:
     import io
 
     data = b'loc,priority\r\n"https://www.kitsite.org/a""b",0.5\r\n\r\nhttps://www.kitsite.org/c,\r\n'
-    items = list(iter_input("-", stdin=io.BytesIO(data)))
+    items = list(iter_input("-", plain=io.BytesIO(data)))
     assert [(i[0].loc, i[1].line) for i in items if isinstance(i, tuple)] == [
         ("https://www.kitsite.org/a%22b", 2), ("https://www.kitsite.org/c", 4)]
 

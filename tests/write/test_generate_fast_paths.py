@@ -129,8 +129,8 @@ def _read(path: str, data: bytes, *, fast: bool, run_size: int) -> list[str]:
     _lists.FAST, _lists.RUN_SIZE = fast, run_size
     out: list[str] = []
     try:
-        stdin = io.BytesIO(data) if path == "-" else None
-        for item in iter_input(path, stdin=stdin):
+        plain = io.BytesIO(data if path == "-" else Path(path).read_bytes())  # what open_bytes hands out
+        for item in iter_input(path, plain=plain):
             if isinstance(item, tuple):
                 entry, location = item
                 out.append(f"{entry!r} {location!r} {type(entry.lastmod).__name__} {type(entry.priority).__name__}")
@@ -184,7 +184,7 @@ def test_not_utf8_is_reported_at_the_line_readline_reaches_it() -> None:
 
 def test_runs_hold_consecutive_entries_and_their_lines() -> None:
     data = b"https://a.com/1\n\nhttps://a.com/2\nnot a url\nhttps://a.com/3\n"
-    runs = list(iter_input_runs("-", stdin=io.BytesIO(data)))
+    runs = list(iter_input_runs("-", io.BytesIO(data)))
     assert [(r.entries, r.lines) if isinstance(r, EntryRun) else r.location.line for r in runs] == [
         ([UrlEntry("https://a.com/1"), UrlEntry("https://a.com/2")], [1, 3]), 4, ([UrlEntry("https://a.com/3")], [5])]
     items = list(items_of_runs(iter(runs)))

@@ -71,14 +71,16 @@ def test_random_blocks_agree_with_the_line_check(seed: int) -> None:
 def test_a_clean_text_list_is_read_as_strings_and_a_mixed_one_is_not(tmp_path: Path) -> None:
     clean = tmp_path / "clean.txt"
     clean.write_text("".join(f"https://a.com/p{i}?a=1&b=2\n" for i in range(3000)))
-    runs = list(iter_input_runs(str(clean)))
+    with clean.open("rb") as fh:
+        runs = list(iter_input_runs(str(clean), fh))
     assert all(isinstance(r, EntryRun) and r.locs is not None for r in runs)
     assert [loc for r in runs for loc in r.locs or ()] == [f"https://a.com/p{i}?a=1&b=2" for i in range(3000)]
     assert runs[1].lines[0] == len(runs[0].locs or ()) + 1
     assert runs[0].entries[5] == UrlEntry("https://a.com/p5?a=1&b=2")  # built on first use
     mixed = tmp_path / "mixed.txt"
     mixed.write_text("# comment\n" + clean.read_text())
-    first = next(iter_input_runs(str(mixed)))
+    with mixed.open("rb") as fh:
+        first = next(iter_input_runs(str(mixed), fh))
     assert isinstance(first, EntryRun)
     assert first.locs is None
     assert first.entries[0] == UrlEntry("https://a.com/p0?a=1&b=2")

@@ -12,14 +12,11 @@ The rules every command follows (and states in its ``--help``, see :data:`COMMON
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import re
 import sys
 import threading
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -32,11 +29,14 @@ from sitemapkit.core import (
     CODES,
     ConfigurationError,
     InvalidValueError,
+    LazyImports,
     Problem,
     SitemapkitError,
     bare_host_url,
     escape_controls,
     escape_json_controls,
+    plural,
+    source_argument_problem,
     url_argument_problem,
 )
 
@@ -49,13 +49,13 @@ __all__ = [
     "PROGRESS_INTERVAL_ENV",
     "CommandGroup",
     "Interrupted",
-    "LazyCommands",
     "Progress",
     "check_sources",
     "check_url",
     "emit_json",
     "fail",
     "plural",
+    "print_note",
     "print_problem",
     "quiet_option",
     "renamed_option",
@@ -116,9 +116,10 @@ class CommandGroup(click.Group):
         super().add_command(cmd, name)
 
     def add_lazy_commands(self, specs: dict[str, tuple[str, str]]) -> None:
-        """Register commands by ``name: (module, attribute)``, each imported when first used (see
-        :class:`LazyCommands`)."""
-        lazy = LazyCommands(specs, on_load=_add_epilog)
+        """Register commands by ``name: (module, attribute)``, each imported when first used (a
+        :class:`~sitemapkit.core.LazyImports`: listing the names imports nothing; ``--help`` of the group imports
+        every command, it shows each one's short help)."""
+        lazy: LazyImports[click.Command] = LazyImports(specs, on_load=_add_epilog)
         for name in list(self.commands):
             lazy[name] = self.commands[name]
         self.commands = lazy
@@ -134,73 +135,14 @@ class CommandGroup(click.Group):
             raise Interrupted() from None
 
 
-class LazyCommands(MutableMapping[str, click.Command]):
-    """The group's commands, each imported on first use: ``sitemapkit urls`` loads the ``urls`` module and what
-    it needs, not the crawler, the web app or the validator (their imports are most of a command's start-up
-    time). ``specs`` maps a command name to ``(module, attribute)``; ``on_load`` sees each command once, when it
-    is imported (the group adds its epilog there, as ``add_command`` does). Listing the names imports nothing;
-    ``--help`` of the group imports every command (it shows each one's short help)."""
-
-    def __init__(self, specs: dict[str, tuple[str, str]], on_load: Callable[[click.Command], None]) -> None:
-        self._specs = dict(specs)
-        self._loaded: dict[str, click.Command] = {}
-        self._on_load = on_load
-
-    def __getitem__(self, name: str) -> click.Command:
-        command = self._loaded.get(name)
-        if command is None:
-            module, attr = self._specs[name]  # KeyError for an unknown name, as a dict
-            command = getattr(importlib.import_module(module), attr)
-            assert isinstance(command, click.Command)
-            self._on_load(command)
-            self._loaded[name] = command
-        return command
-
-    def __setitem__(self, name: str, command: click.Command) -> None:
-        self._specs.pop(name, None)
-        self._loaded[name] = command
-
-    def __delitem__(self, name: str) -> None:
-        if self._specs.pop(name, None) is None and name not in self._loaded:
-            raise KeyError(name)
-        self._loaded.pop(name, None)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter({**dict.fromkeys(self._specs), **dict.fromkeys(self._loaded)})
-
-    def __len__(self) -> int:
-        return len(self._specs.keys() | self._loaded.keys())
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._specs or name in self._loaded
-
-
-#: Something written as a URL (``scheme:/...``, ``scheme://...``), as opposed to a file path.
-_LOOKS_LIKE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
-
-
 def check_sources(sources: Sequence[str], *, urls: bool = True, stdin: bool = True, dirs: bool = True,
                   hosts: bool = False, param_hint: str = "SOURCE") -> None:
-    """Usage errors (exit 2) for SOURCE arguments, before any work starts: a malformed URL (``htp:/x``,
-    ``http:/x``, a URL where ``urls`` is False, see :func:`check_url`), a file that does not exist (unless
-    ``hosts`` and it is a bare host such as ``example.com``, which the caller resolves), or a directory where
-    ``dirs`` is False."""
+    """Usage errors (exit 2) for SOURCE arguments, before any work starts (see
+    :func:`sitemapkit.core.source_argument_problem`; a bare host is left for :func:`resolve_bare_host`)."""
     for source in sources:
-        if source == "-" and stdin:
-            continue
-        if _LOOKS_LIKE_URL.match(source) and not Path(source).exists():
-            if not urls:
-                raise click.BadParameter(f"a URL is not accepted here: {source!r}", param_hint=param_hint)
-            check_url(source, param_hint)
-            continue
-        path = Path(source)
-        if hosts and not path.exists() and bare_host_url(source) is not None:
-            continue  # a site typed without its scheme (the caller resolves it: resolve_bare_host)
-        if not path.exists():
-            raise click.BadParameter(f"{escape_controls(source)}: no such file or directory", param_hint=param_hint)
-        if not dirs and path.is_dir():
-            raise click.BadParameter(f"{escape_controls(source)}: is a directory; give the sitemap files in it",
-                                     param_hint=param_hint)
+        problem = source_argument_problem(source, urls=urls, stdin=stdin, dirs=dirs, hosts=hosts)
+        if problem is not None:
+            raise click.BadParameter(problem, param_hint=param_hint)
 
 
 def resolve_bare_host(text: str, *, connect_timeout: float = 10.0) -> str:
@@ -213,8 +155,14 @@ def resolve_bare_host(text: str, *, connect_timeout: float = 10.0) -> str:
     from sitemapkit.fetch import resolve_site_url
 
     chosen = resolve_site_url(text, connect_timeout=connect_timeout)
-    click.echo(escape_controls(f"sitemapkit: {chosen.note}"), err=True)
+    if chosen.note:  # always, for a bare host: the scheme was chosen
+        print_note(chosen.note)
     return chosen.url
+
+
+def print_note(note: str) -> None:
+    """``sitemapkit: note`` on standard error (control characters escaped)."""
+    click.echo(escape_controls(f"sitemapkit: {note}"), err=True)
 
 
 def check_url(url: str, param_hint: str = "URL") -> str:
@@ -238,10 +186,13 @@ class Progress:
     the job waits (a slow server): on a terminal a live status line; otherwise a plain line
     ``sitemapkit: <text>`` every :data:`PROGRESS_INTERVAL_ENV` seconds (10 by default), for CI logs.
     ``describe`` returns the current text; it is called from the thread, so keep it to reading counters.
-    Disabled (nothing at all) when ``quiet``. Use as a context manager."""
+    ``styled``: on a terminal, a rich renderable to show instead, in a live display left on screen at the end
+    (``crawl``'s line). Disabled (nothing at all) when ``quiet``. Use as a context manager."""
 
-    def __init__(self, describe: Callable[[], str], *, quiet: bool = False) -> None:
+    def __init__(self, describe: Callable[[], str], *, quiet: bool = False,
+                 styled: Callable[[], Any] | None = None) -> None:
         self._describe = describe
+        self._styled = styled
         self._quiet = quiet
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -259,7 +210,12 @@ class Progress:
         if self._quiet:
             return self
         if _may_be_terminal(sys.stderr) and (console := stderr_console()).is_terminal:
-            self._status = console.status(self._text())
+            if self._styled is not None:
+                from rich.live import Live
+
+                self._status = Live(self._styled(), console=console, refresh_per_second=4, transient=False)
+            else:
+                self._status = console.status(self._text())
             self._status.__enter__()
             target = self._refresh_status
         else:
@@ -273,11 +229,13 @@ class Progress:
         if self._thread is not None:
             self._thread.join(timeout=1.0)
         if self._status is not None:
+            if self._styled is not None:  # the line left on screen shows the end, not the last refresh
+                self._status.update(self._styled())
             self._status.__exit__(None, None, None)
 
     def _refresh_status(self) -> None:
         while not self._stop.wait(0.25):
-            self._status.update(self._text())
+            self._status.update(self._styled() if self._styled is not None else self._text())
 
     def _text(self) -> Text:
         """The live line: plain text (a URL in it is neither markup nor control sequences)."""
@@ -309,11 +267,6 @@ def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def plural(n: int, noun: str) -> str:
-    """``1 URL``, ``2 URLs``, ``12,000 URLs``: a count with its noun (plural by adding s)."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def emit_json(obj: Any, *, indent: int | None = 2) -> None:

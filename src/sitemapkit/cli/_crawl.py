@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.live import Live
 from rich.text import Text
 
 from sitemapkit.cli._common import (
@@ -32,7 +31,6 @@ from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifes
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
 from sitemapkit.core import MAX_LOC_LENGTH, PublishError
 from sitemapkit.crawl import (
-    DEFAULT_STRIP_PARAMS,
     REPORT_HTML,
     REPORT_JSON,
     CrawlProgress,
@@ -45,48 +43,29 @@ from sitemapkit.crawl import (
 __all__ = ["crawl"]
 
 
-class _LiveProgress:
-    """One status line on stderr, refreshed while the crawl runs, on a terminal; elsewhere a plain line every
-    interval (see :class:`~sitemapkit.cli._common.Progress`). Nothing with ``quiet``."""
+class _Watch:
+    """The crawl's latest progress, kept by the crawler's hook and shown by :class:`~sitemapkit.cli._common.Progress`:
+    a styled line on a terminal, a plain line every interval elsewhere."""
 
-    def __init__(self, quiet: bool = False) -> None:
-        console = stderr_console()
-        self._last: CrawlProgress | None = None
-        self._live: Live | None = Live(console=console, refresh_per_second=4, transient=False) \
-            if console.is_terminal and not quiet else None
-        self._plain = Progress(self._describe, quiet=quiet) if not console.is_terminal else None
-
-    def __enter__(self) -> _LiveProgress:
-        if self._live is not None:
-            self._live.start()
-        if self._plain is not None:
-            self._plain.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._live is not None:
-            self._live.stop()
-        if self._plain is not None:
-            self._plain.__exit__()
-
-    def _describe(self) -> str:
-        p = self._last
-        if p is None:
-            return "crawl: starting"
-        return (f"crawl: {p.fetched:,} pages, queue {p.queued:,}, errors {p.errors:,}, in the sitemap "
-                f"{p.in_sitemap:,}")
+    def __init__(self) -> None:
+        self.last: CrawlProgress | None = None
 
     def update(self, p: CrawlProgress) -> None:
-        self._last = p
-        if self._live is None:
-            return
+        self.last = p
+
+    def describe(self) -> str:
+        return "crawl: starting" if self.last is None else self.last.describe()
+
+    def styled(self) -> Text:
+        p = self.last
+        if p is None:
+            return Text()
         minutes, seconds = divmod(int(p.elapsed), 60)
-        text = Text.assemble(
+        return Text.assemble(
             ("crawl ", "bold"), f"{p.fetched:,} pages · {p.pages_per_second:,.0f}/s · queue {p.queued:,} · ",
             (f"errors {p.errors:,}", "red" if p.errors else ""),
             f" · sitemap {p.in_sitemap:,} · {minutes:02d}:{seconds:02d}",
         )
-        self._live.update(text)
 
 
 @click.command("crawl")
@@ -139,18 +118,16 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     """
     check_submit_options(submit["submit_state"], submit["submit_key"])
     url = resolve_bare_host(url)
-    strip = tuple(crawl_values["strip_param"])
-    if not keep_tracking_params:
-        strip = (*DEFAULT_STRIP_PARAMS, *strip)
-    options = crawl_options_from(crawl_values, strip_params=strip, max_url_length=max_url_length,
-                                 max_query_variants=max_query_variants)
+    options = crawl_options_from(crawl_values, keep_tracking_params=keep_tracking_params,
+                                 max_url_length=max_url_length, max_query_variants=max_query_variants)
     out = output.out
     reports = report_dir if report_dir is not None else default_report_dir(out)
     console = stderr_console()
-    with _LiveProgress(quiet) as progress:
+    watch = _Watch()
+    with Progress(watch.describe, quiet=quiet, styled=watch.styled):
         try:
             result = crawl_site(url, out, options=options, base_url=output.base_url, state_path=state_path,
-                                resume=resume, writer_options=output.writer_kwargs(), on_progress=progress.update,
+                                resume=resume, writer_options=output.writer_kwargs(), on_progress=watch.update,
                                 on_problem=print_problem, on_notice=lambda line: console.print(line, markup=False),
                                 handle_signals=True, report_dir=reports)
         except StartUrlError as exc:
@@ -166,10 +143,7 @@ def crawl(url: str, *, crawl_values: dict[str, Any], state_path: str | None, res
     assert result.manifest is not None
     report = result.report
     print_manifest_summary(result.manifest)
-    images = f" ({report.broken_images:,} of them images)" if report.broken_images else ""
-    click.echo(f"Crawled {report.pages_crawled:,} URLs in {result.run.elapsed:.1f} s: {report.in_sitemap:,} in the "
-               f"sitemap, {report.broken:,} broken{images}, {report.redirects:,} redirects, {report.excluded:,} "
-               f"excluded. Report: {reports / REPORT_HTML}")
+    click.echo(f"{report.line(result.run.elapsed)} Report: {reports / REPORT_HTML}")
     if not result.complete:
         click.echo(f"{report.queued_not_crawled:,} URLs were left in the queue (--max-pages); to continue, run "
                    f"again with --resume and a larger --max-pages (or none). State: {result.state_path}", err=True)

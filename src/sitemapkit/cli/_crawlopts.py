@@ -11,35 +11,13 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import click
-
 from sitemapkit.cli._common import renamed_option
+from sitemapkit.cli._specs import spec_options
 from sitemapkit.crawl import CRAWL_OPTION_SPECS, OptionSpec
 
-__all__ = ["audit_crawl_options", "click_option", "crawl_options"]
+__all__ = ["audit_crawl_options", "crawl_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def click_option(spec: OptionSpec) -> Callable[[F], F]:
-    """The click option of one spec."""
-    common: dict[str, Any] = {"help": spec.help}
-    if spec.kind == "flag":
-        return click.option(spec.flag, spec.name, is_flag=True, **common)
-    if spec.kind in ("patterns", "names", "rules"):
-        return click.option(spec.flag, spec.name, multiple=True, metavar=spec.metavar, **common)
-    kind: click.ParamType[Any]
-    if spec.kind == "int":
-        kind = click.IntRange(None if spec.low is None else int(spec.low),
-                              None if spec.high is None else int(spec.high))
-    elif spec.kind == "float":
-        kind = click.FloatRange(spec.low, spec.high)
-    elif spec.kind == "choice":
-        kind = click.Choice(spec.choices)
-    else:
-        kind = click.STRING
-    return click.option(spec.flag, spec.name, type=kind, default=spec.default, metavar=spec.metavar,
-                        show_default=spec.default is not None, **common)
 
 
 def _options(specs: tuple[OptionSpec, ...], keyword: str) -> Callable[[F], F]:
@@ -54,9 +32,7 @@ def _options(specs: tuple[OptionSpec, ...], keyword: str) -> Callable[[F], F]:
         decorated: Callable[..., Any] = wrapper
         if "stall_timeout" in names:
             decorated = renamed_option("--timeout", "--stall-timeout")(decorated)
-        for spec in reversed(specs):
-            decorated = click_option(spec)(decorated)
-        return decorated  # type: ignore[return-value]
+        return spec_options(specs, decorated)  # type: ignore[return-value]
 
     return decorate
 

@@ -4,37 +4,23 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
 import click
 
-from sitemapkit.cli._common import Progress, check_sources, check_url, plural, print_problem, quiet_option
+from sitemapkit.cli._common import Progress, check_sources, check_url, fail, plural, print_problem, quiet_option
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text, escape_controls
+from sitemapkit.core import Problem, SitemapkitError, StoreError, atomic_text
 from sitemapkit.submit import DIFF_FORMATS, diff_sources, write_diff
 
 __all__ = ["diff"]
 
 #: Exit status as diff(1): no difference, differences, trouble.
 EXIT_SAME, EXIT_DIFFERENT, EXIT_TROUBLE = 0, 1, 2
-
-
-class _Counts:
-    def __init__(self) -> None:
-        self.old = 0
-        self.new = 0
-
-    def add(self, side: str, n: int) -> None:
-        if side == "old":
-            self.old += n
-        else:
-            self.new += n
-
-    def describe(self) -> str:
-        return f"reading: {plural(self.old, 'old URL')}, {plural(self.new, 'new URL')}"
 
 
 @contextmanager
@@ -90,21 +76,24 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
         if value is not None:
             check_url(value, hint)
     settings = settings_from(fetch)
-    progress = _Counts()
+    read: Counter[str] = Counter()  # URLs read per side ("old", "new"), for the progress line
+
+    def describe() -> str:
+        return f"reading: {plural(read['old'], 'old URL')}, {plural(read['new'], 'new URL')}"
 
     def on_problem(side: str, problem: Problem) -> None:
         sys.stdout.flush()
         print_problem(problem)
 
     try:
-        with Progress(progress.describe, quiet=quiet):
+        with Progress(describe, quiet=quiet):
             result = diff_sources(old, new, settings=settings, strict=strict, on_problem=on_problem,
-                                  on_entries=progress.add)
+                                  on_entries=lambda side, n: read.update({side: n}))
     except SitemapkitError as exc:
-        _trouble(str(exc))
+        fail(str(exc), EXIT_TROUBLE)
     except OSError as exc:
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        _trouble(f"cannot read{where}: {exc.strerror or exc}")
+        fail(f"cannot read{where}: {exc.strerror or exc}", EXIT_TROUBLE)
     with result:
         try:
             with _output(output) as out:
@@ -112,18 +101,14 @@ def diff(old: str, new: str, fmt: str, feed_url: str | None, hubs: tuple[str, ..
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise
-            _trouble(f"cannot write {output}: {exc.strerror or exc}")
+            fail(f"cannot write {output}: {exc.strerror or exc}", EXIT_TROUBLE)
         except StoreError as exc:  # reading the changes back from the temporary database failed
-            _trouble(str(exc))
+            fail(str(exc), EXIT_TROUBLE)
         counts = result.counts
         if not quiet:
             click.echo(f"sitemapkit: {counts.added:,} added, {counts.removed:,} removed, {counts.changed:,} changed, "
                        f"{counts.unchanged:,} unchanged", err=True)
         if result.errors:
-            _trouble(f"{plural(result.errors, 'error')} while reading; the comparison may be incomplete")
+            fail(f"{plural(result.errors, 'error')} while reading; the comparison may be incomplete", EXIT_TROUBLE)
         sys.exit(EXIT_DIFFERENT if counts.differ else EXIT_SAME)
 
-
-def _trouble(message: str) -> NoReturn:
-    click.echo(f"sitemapkit: error: {escape_controls(message)}", err=True)
-    sys.exit(EXIT_TROUBLE)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import click
@@ -15,40 +14,13 @@ from sitemapkit.cli._common import (
     Progress,
     check_url,
     emit_json,
-    plural,
     quiet_option,
     resolve_bare_host,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.fetch import (
-    Discovery,
-    HttpClient,
-    SitemapNode,
-    WalkItem,
-    format_tree,
-    is_site_url,
-    iterate_async,
-    tree_dict,
-    walk_site,
-)
+from sitemapkit.fetch import SiteTree, discover_tree
 
 __all__ = ["discover"]
-
-
-class _Counts:
-    """What ``discover`` has found so far, for the progress line (see :class:`~sitemapkit.cli._common.Progress`):
-    a live line on a terminal, else a plain line every 10 s; ``--quiet`` turns it off."""
-
-    def __init__(self, url: str) -> None:
-        self.what = f"discovering {url}" if is_site_url(url) else f"reading {url}"
-        self.robots: str | None = None
-        self.sitemaps = 0
-        self.urls = 0
-
-    def describe(self) -> str:
-        robots = f"robots.txt {self.robots}, " if self.robots is not None else ""
-        return (f"{self.what}: {robots}{plural(self.sitemaps, 'sitemap')} read, "
-                f"{plural(self.urls, 'URL')}")
 
 
 @click.command(name="discover")
@@ -77,31 +49,12 @@ def discover(url: str, fmt: str, quiet: bool, **fetch: Any) -> None:
     url = check_url(resolve_bare_host(url))
     settings = settings_from(fetch)
     started = time.monotonic()
-    found: Discovery | None = None
-    nodes: dict[str, SitemapNode] = {}
-    roots: list[str] = []
-    opts = settings.walk_options(yield_entries=False)
-
-    def factory(client: HttpClient) -> AsyncIterator[Discovery | WalkItem]:
-        return walk_site(url, client=client, options=opts, probe=settings.probe)
-
-    counts = _Counts(url)
-    with Progress(counts.describe, quiet=quiet):
-        for item in iterate_async(factory, settings, seeds=[url]):
-            if isinstance(item, Discovery):
-                found = item
-                counts.robots = "no response" if item.robots_status is None else str(item.robots_status)
-            elif isinstance(item, SitemapNode):
-                nodes[item.url] = item
-                if item.parent is None:
-                    roots.append(item.url)
-                counts.sitemaps += 1
-                counts.urls += item.entries
+    tree = SiteTree()
+    with Progress(lambda: tree.describe(url), quiet=quiet):
+        discover_tree(url, settings, tree)
     elapsed = time.monotonic() - started
     if fmt == "json":
-        emit_json(tree_dict(found, roots, nodes, elapsed))
+        emit_json(tree.to_dict(elapsed))
     else:
-        click.echo(format_tree(found, roots, nodes, elapsed), nl=False)
-    failed = not nodes or any(n.errors for n in nodes.values()) or (
-        found is not None and any(p.is_error for p in found.problems))
-    sys.exit(EXIT_FAILURE if failed else EXIT_OK)
+        click.echo(tree.format(elapsed), nl=False)
+    sys.exit(EXIT_FAILURE if tree.failed else EXIT_OK)

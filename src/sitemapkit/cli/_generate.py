@@ -22,7 +22,8 @@ from sitemapkit.cli._common import (
 )
 from sitemapkit.cli._outputs import OutputOptions, output_options, print_manifest_summary
 from sitemapkit.cli._publishsubmit import check_submit_options, submit_after_publish, submit_options
-from sitemapkit.core import HINT_HELP, MAX_WORKERS, Changefreq, ConfigurationError, Problem, ProblemTally
+from sitemapkit.cli._specs import hint_options
+from sitemapkit.core import MAX_WORKERS, ConfigurationError, Problem, ProblemTally
 from sitemapkit.generator import CAP, LASTMOD_SOURCES, SHOWN, Exclusion, Generation
 
 __all__ = ["generate"]
@@ -54,15 +55,12 @@ __all__ = ["generate"]
                    f"in parallel on N local Dask workers (default 2 for a Parquet dataset; at most {MAX_WORKERS}).")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="Partitioned DATA: use the Dask scheduler at ADDRESS instead of local workers.")
-@click.option("--changefreq", type=click.Choice([c.value for c in Changefreq]), default=None,
-              help=HINT_HELP["changefreq"])
-@click.option("--priority", metavar="VALUE", default=None, help=HINT_HELP["priority"])
-@click.option("--rule", "rules", multiple=True, metavar="RULE", help=HINT_HELP["rule"])
+@hint_options
 @quiet_option
 @submit_options
 def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str, ...],
              exclude: tuple[str, ...], allow_cross_host: bool, changefreq: str | None, priority: str | None,
-             rules: tuple[str, ...], quiet: bool = False, state_path: str | None = None,
+             rule: tuple[str, ...], quiet: bool = False, state_path: str | None = None,
              workers: int | None = None, scheduler: str | None = None, lastmod_source: str = "mtime",
              **submit: Any) -> None:
     """Build a sitemap set from URL lists, sitemaps and feeds, or a built static site.
@@ -118,10 +116,10 @@ def generate(inputs: tuple[str, ...], output: OutputOptions, include: tuple[str,
     check_submit_options(submit["submit_state"], submit["submit_key"])
     try:
         hints = None
-        if changefreq or priority or rules:  # the rules model is loaded only when asked for
+        if changefreq or priority or rule:  # the rules model is loaded only when asked for
             from sitemapkit.core import parse_hints
 
-            hints = parse_hints(changefreq, priority, rules)
+            hints = parse_hints(changefreq, priority, rule)
         job = Generation(inputs, output.out, base_url=output.base_url, include=include, exclude=exclude,
                          allow_cross_host=allow_cross_host, state=state_path, lastmod=lastmod_source,
                          workers=workers, scheduler=scheduler,

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ from sitemapkit.cli._common import (
     EXIT_FAILURE,
     EXIT_OK,
     Progress,
-    plural,
     quiet_option,
     stderr_console,
 )
@@ -89,22 +87,16 @@ def harvest(hosts_file: Any, out: str, workers: int, threads: int, scheduler: st
     stats = HarvestStats()
     console = stderr_console()
 
-    def describe() -> str:
-        return (f"harvest: {stats.finished:,}/{stats.hosts:,} hosts ({stats.failed:,} failed, "
-                f"{stats.resumed:,} complete before), {stats.urls:,} URLs, {stats.rate():,.0f} URLs/s")
-
     def on_row(row: dict[str, Any], _st: HarvestStats) -> None:
         if not quiet and row["status"] != "ok":
             first = next((p for p in row["problems"] if p["severity"] == "error"), None)
             why = f": {first['code']} {first['message']}" if first else ""
             console.print(f"failed {row['host']}{why}", markup=False, highlight=False)
 
-    with Progress(describe, quiet=quiet):
+    with Progress(stats.describe, quiet=quiet):
         result = run_harvest(jobs, options, on_row=on_row, stats=stats)
     if result.dashboard and not quiet:
         console.print(f"dashboard: {result.dashboard}", markup=False)
-    click.echo(f"{plural(stats.hosts, 'host')}: {stats.done:,} harvested, {stats.failed:,} failed, "
-               f"{stats.resumed:,} already complete; {plural(stats.urls, 'URL')} in "
-               f"{time.monotonic() - stats.started:.1f} s")
+    click.echo(stats.summary())
     click.echo(f"URLs: {result.urls_dir}  hosts: {result.hosts_path}")
     sys.exit(EXIT_FAILURE if stats.failed or bad else EXIT_OK)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sitemapkit.cli._common import plural, print_problem, renamed_option
+from sitemapkit.cli._common import print_problem, renamed_option
 from sitemapkit.core import MAX_SITEMAP_BYTES, MAX_URLS_PER_SITEMAP
 from sitemapkit.write import FORMATS, Format, Manifest
 
@@ -96,30 +96,9 @@ def output_options(func: F) -> F:
     return decorated  # type: ignore[return-value]
 
 
-def _human(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{n} B"  # pragma: no cover
-
-
 def print_manifest_summary(manifest: Manifest) -> None:
-    """A concise summary on stdout and the writer's warnings on stderr."""
+    """A concise summary on stdout (:meth:`Manifest.summary`) and the writer's warnings on stderr."""
     for problem in manifest.problems:
         print_problem(problem)
-    sitemaps = manifest.sitemaps or tuple(f for f in manifest.files if f.kind == "txt")  # what the index lists
-    files = [f for f in manifest.files if f.kind != "xsl"]
-    stored = sum(f.stored_bytes for f in files)
-    where = manifest.entry_point or manifest.out_dir
-    click.echo(f"Wrote {plural(manifest.urls, 'URL')} in {plural(len(files), 'file')}, {_human(stored)}: {where}"
-               + (f" (index of {len(sitemaps)} sitemaps)" if manifest.index is not None else ""))
-    if manifest.duplicates:
-        click.echo(f"Skipped {plural(manifest.duplicates, 'duplicate URL')}.")
-    if manifest.dedupe_limit is not None:
-        click.echo(f"Note: repeats were looked for among the first {manifest.dedupe_limit:,} distinct URLs only "
-                   "(memory stays bounded); a URL first given after those and given again was written twice "
-                   "(sort -u the input first to be sure).")
-    if manifest.removed:
-        click.echo(f"Removed {plural(len(manifest.removed), 'stale file')} of the previous run.")
+    for line in manifest.summary():
+        click.echo(line)

@@ -13,20 +13,12 @@ from sitemapkit.cli._common import print_problem
 from sitemapkit.core import INDEXNOW_ENDPOINT, InvalidValueError, escape_controls
 
 if TYPE_CHECKING:
-    from sitemapkit.submit import SubmitReport, SubmitResult
+    from sitemapkit.submit import SubmitResult
     from sitemapkit.write import Manifest
 
-__all__ = ["check_submit_options", "counts_line", "submit_after_publish", "submit_options"]
+__all__ = ["check_submit_options", "submit_after_publish", "submit_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def counts_line(report: SubmitReport) -> str | None:
-    c = report.counts
-    if c is None:
-        return None
-    return (f"changes since the last submission: {c['added']:,} added, {c['changed']:,} changed, "
-            f"{c['removed']:,} removed, {c['unchanged']:,} unchanged")
 
 
 def submit_options(func: F) -> F:
@@ -72,7 +64,7 @@ def submit_after_publish(manifest: Manifest, submit_state: str | None, submit_ke
         click.echo(escape_controls(f"sitemapkit: submit: {result.line()}"), err=True)
 
     report = submit_published(manifest, options, on_result=on_result, on_problem=print_problem)
-    counts = counts_line(report)
+    counts = report.counts_line()
     if counts is not None:
         click.echo(f"sitemapkit: submit: {counts}", err=True)
     return report.ok

@@ -15,63 +15,29 @@ from sitemapkit.cli._common import (
     check_url,
     emit_json,
     fail,
-    plural,
     stderr_console,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import InputError, InvalidValueError, Problem, escape_controls
-from sitemapkit.submit import RobotsCheck, add_sitemaps, check_site, lint_robots_file
+from sitemapkit.core import InputError, InvalidValueError, escape_controls
+from sitemapkit.submit import add_sitemaps, check_site, lint_robots_files
 
 __all__ = ["robots"]
-
-
-def _line(p: Problem) -> str:
-    where = p.location.format()
-    return f"{p.severity.value} {p.code}: {escape_controls(p.message)}" + (f" ({where})" if where else "")
-
-
-def _render(report: RobotsCheck) -> None:
-    out = [f"robots.txt: {report.robots_url} "
-           f"{'no response' if report.robots_status is None else report.robots_status}, "
-           f"{plural(len(report.sitemaps), 'sitemap')} listed"]
-    for item in report.sitemaps:
-        state = "ok" if item.ok else "PROBLEM"
-        status = "no response" if item.status is None else str(item.status)
-        allowed = "allowed" if item.allowed else "disallowed"
-        out.append(f"  {state:8}{escape_controls(item.url)}  {status}  {item.kind or '-'}  {allowed}")
-        for p in item.problems:
-            out.append(f"          {_line(p)}")
-    own = [p for p in report.problems if p.code.startswith("SM52") or p.code == "SM542"]
-    if own:
-        out.append("robots.txt lines:")
-        out.extend(f"  {_line(p)}" for p in own)
-    if report.unlisted:
-        out.append("found but not listed in robots.txt:")
-        out.extend(f"  {escape_controls(u)}" for u in report.unlisted)
-    warnings = sum(1 for p in report.problems if not p.is_error)
-    out.append(f"{plural(report.errors, 'error')}, {plural(warnings, 'warning')}")
-    click.echo("\n".join(out))
 
 
 def _lint(files: tuple[str, ...], base_url: str | None, fmt: str) -> None:
     if base_url is not None:
         check_url(base_url, "--base-url")
-    found: dict[str, list[Problem]] = {}
-    for name in files:
-        try:
-            found[name] = lint_robots_file(name, base_url=base_url)
-        except InputError as exc:
-            fail(str(exc), EXIT_USAGE)
-    problems = [p for listed in found.values() for p in listed]
+    try:
+        lint = lint_robots_files(files, base_url=base_url)
+    except InputError as exc:
+        fail(str(exc), EXIT_USAGE)
     if fmt == "json":
-        emit_json({"files": list(found), "problems": [p.to_dict() for p in problems]})
+        emit_json({"files": list(lint.found), "problems": [p.to_dict() for p in lint.problems]})
     else:
-        for p in problems:
+        for p in lint.problems:
             click.echo(p.format())
-        bad = sum(1 for listed in found.values() if listed)
-        click.echo(f"{plural(len(found), 'robots.txt file')} checked: "
-                   + (f"{plural(len(problems), 'problem')} in {plural(bad, 'file')}" if problems else "no problems"))
-    sys.exit(EXIT_FAILURE if problems else EXIT_OK)
+        click.echo(lint.summary())
+    sys.exit(EXIT_FAILURE if lint.problems else EXIT_OK)
 
 
 @click.command("robots")
@@ -152,5 +118,5 @@ def robots(target: str, urls: tuple[str, ...], add: bool, check: bool, agent: st
     if fmt == "json":
         emit_json(report.to_dict())
     else:
-        _render(report)
+        click.echo(report.format())
     sys.exit(EXIT_FAILURE if report.errors else EXIT_OK)

@@ -35,9 +35,7 @@ def serve(directory: str, host: str, port: int, cache_control: str) -> None:
         server = serve_directory(app, host, port)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_USAGE)
-    bound_host, bound_port = str(server.server_address[0]), int(server.server_address[1])
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    click.echo(f"http://{shown}:{bound_port}/", nl=True)
+    click.echo(server.url, nl=True)
     click.echo(f"serving {directory} (Ctrl-C to stop)", err=True)
     try:
         server.serve_forever()

@@ -19,7 +19,6 @@ from sitemapkit.cli._common import (
     quiet_option,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.cli._publishsubmit import counts_line
 from sitemapkit.core import ConfigurationError, InvalidValueError, escape_controls
 from sitemapkit.submit import DEFAULT_API_ROOT, DEFAULT_ENDPOINT, MAX_BATCH, SubmitOptions, SubmitResult, write_key_file
 from sitemapkit.submit import submit as run_submit
@@ -125,7 +124,7 @@ def submit(sources: tuple[str, ...], key: str | None, key_location: str | None, 
         report = run_submit(sources, options, on_result=on_result, on_problem=print_problem)
     except (ConfigurationError, InvalidValueError) as exc:
         fail(str(exc), EXIT_USAGE)
-    counts = counts_line(report)
+    counts = report.counts_line()
     if fmt == "json":
         emit_json({"ok": report.ok, "dry_run": dry_run, "changes": report.counts,
                    "results": [r.to_dict(with_urls=dry_run) for r in report.results], "notes": report.notes})

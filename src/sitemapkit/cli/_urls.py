@@ -1,12 +1,11 @@
-"""``sitemapkit urls``: list the URLs of sitemaps (a thin adapter over :func:`sitemapkit.iter_events`)."""
+"""``sitemapkit urls``: list the URLs of sitemaps (a thin adapter over :func:`sitemapkit.fetch.list_source`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -15,55 +14,16 @@ from sitemapkit.cli._common import (
     EXIT_OK,
     Progress,
     check_sources,
-    plural,
+    print_note,
     print_problem,
     quiet_option,
-    resolve_bare_host,
 )
 from sitemapkit.cli._fetchopts import fetch_options, settings_from
-from sitemapkit.core import (
-    LimitExceededError,
-    ParseError,
-    Problem,
-    SeenSet,
-    Severity,
-    SitemapRef,
-    UrlEntry,
-    escape_controls,
-    is_url_source,
-)
-from sitemapkit.fetch import EntryBatch, SitemapNode, local_set, open_sources
-from sitemapkit.read import LIST_FORMATS, EntryWriter, Located, LocRun
-
-if TYPE_CHECKING:
-    from sitemapkit.fetch import Discovery
+from sitemapkit.core import InputError, Problem, SeenSet, escape_controls
+from sitemapkit.fetch import ListingCounts, list_source, resolve_sources
+from sitemapkit.read import LIST_FORMATS, EntryWriter
 
 __all__ = ["urls"]
-
-def _first_seen(entries: Sequence[UrlEntry], seen: SeenSet) -> list[UrlEntry]:
-    """The entries whose loc is not in ``seen`` yet (the first of equal locs), adding their locs to it."""
-    add = seen.add
-    return [entry for entry in entries if not add(entry.loc)]
-
-
-class _Counts:
-    """What ``urls`` has read so far, for the progress line (see :class:`~sitemapkit.cli._common.Progress`)."""
-
-    def __init__(self) -> None:
-        self.sitemaps = 0
-        self.urls = 0
-
-    def node(self, item: Discovery | SitemapNode) -> None:
-        if isinstance(item, SitemapNode):
-            self.sitemaps += 1
-
-    def entries(self, n: int) -> None:
-        self.urls += n
-
-    def describe(self) -> str:
-        if not self.sitemaps:
-            return f"reading sitemaps: {plural(self.urls, 'URL')}"
-        return f"reading sitemaps: {plural(self.sitemaps, 'sitemap')}, {plural(self.urls, 'URL')}"
 
 
 _BUDGET_CODES = frozenset({"SM112", "SM504"})  # the byte budget: the reader's (files), the fetcher's (URLs)
@@ -116,85 +76,35 @@ def urls(sources: tuple[str, ...], fmt: str, unique: bool, strict: bool, follow:
       sitemapkit urls sitemap.xml --format csv --no-follow
     """
     check_sources(sources, hosts=True)
-    sources = tuple(s if s == "-" or os.path.exists(s) else resolve_bare_host(s) for s in sources)
-    for source in sources:  # a folder without sitemap files is a usage error, as for validate and diff
-        if source != "-" and os.path.isdir(source):
-            try:
-                local_set(source)
-            except FileNotFoundError as exc:
-                raise click.BadParameter(escape_controls(f"{source}: {exc.strerror}"), param_hint="SOURCE") from None
+    try:
+        sources = resolve_sources(sources, on_note=print_note)
+    except InputError as exc:  # a folder without sitemap files is a usage error, as for validate and diff
+        raise click.BadParameter(escape_controls(str(exc)), param_hint="SOURCE") from None
     settings = settings_from(fetch)
     stream = sys.stdout
     out = EntryWriter(fmt, stream)
     # Bounded memory: exact for the first 100,000 locs, then a Bloom filter (core._seen; the rate is in --help).
-    seen = SeenSet()
+    seen = SeenSet() if unique else None
     failed = False
-    progress = _Counts()
+    counts = ListingCounts()
+
+    def on_problem(problem: Problem) -> None:
+        stream.flush()  # the lines before the problem first
+        print_problem(_for_cli(problem))
+
     try:
         for source in sources:
-            name = "<stdin>" if source == "-" else source
-            is_url = is_url_source(source)
-            walked = is_url and follow
             try:
-                with Progress(progress.describe, quiet=quiet):
-                    events = open_sources([source], follow=follow, settings=settings, strict=strict,
-                                          on_item=progress.node, batches=True, file_batches=True,
-                                          loc_runs=fmt == "text")
-                    for event in events:
-                        if isinstance(event, LocRun):  # plain entries read in bulk (text output only)
-                            progress.entries(len(event.locs))
-                            out.write_locs([loc for loc in event.locs if not seen.add(loc)] if unique else event.locs)
-                            continue
-                        if isinstance(event, EntryBatch):
-                            if event.locs:  # plain entries of a fetched sitemap, by their locs (text output)
-                                progress.entries(len(event.locs))
-                                out.write_locs([loc for loc in event.locs if not seen.add(loc)] if unique
-                                               else event.locs)
-                            progress.entries(len(event.entries))
-                            entries = _first_seen(event.entries, seen) if unique else event.entries
-                            # a file's runs are named by the file ("<stdin>" for -), as single events
-                            doc = event.sitemap if is_url or event.sitemap != "-" else name
-                            out.write_many(entries, doc)
-                            # an index's children, as read (those in batches were followed: a URL index walked,
-                            # a local index's sitemaps found in its folder)
-                            if event.refs and not (follow and fmt == "text"):
-                                for ref in event.refs:
-                                    if unique and seen.add(ref.loc):
-                                        continue
-                                    out.write(ref, name if is_url else doc)
-                            for problem in event.problems:
-                                failed = failed or problem.severity is Severity.ERROR
-                                stream.flush()
-                                print_problem(_for_cli(problem))
-                            continue
-                        if isinstance(event, SitemapRef) and walked and fmt == "text":
-                            continue  # the index was followed: text output lists pages only
-                        if isinstance(event, Problem):
-                            if event.severity is Severity.ERROR:
-                                failed = True
-                            stream.flush()
-                            print_problem(_for_cli(event))
-                            continue
-                        item = event.item if isinstance(event, Located) else event
-                        if not isinstance(item, (UrlEntry, SitemapRef)):
-                            continue  # a document's end (DocumentDone) or a site's Discovery: not output
-                        if unique and seen.add(item.loc):
-                            continue
-                        out.write(item, name)
-            except ParseError as exc:
-                failed = True
-                stream.flush()
-                print_problem(exc.problem)
-            except LimitExceededError as exc:
-                failed = True
-                stream.flush()
-                message = str(exc).removeprefix(f"{exc.source}: ") if exc.source else str(exc)
-                click.echo(escape_controls(f"{name}: error SM112: {_budget_words(message)}"), err=True)
+                with Progress(counts.describe, quiet=quiet):
+                    failed = list_source(source, out, on_problem=on_problem, follow=follow, strict=strict,
+                                         settings=settings, seen=seen, followed_refs=fmt != "text",
+                                         counts=counts) or failed
             except BrokenPipeError:
                 raise
             except OSError as exc:
                 failed = True
                 stream.flush()
+                name = "<stdin>" if source == "-" else source
                 click.echo(escape_controls(f"sitemapkit: error: cannot read {name}: {exc.strerror or exc}"), err=True)
         stream.flush()
     except BrokenPipeError:

@@ -14,27 +14,17 @@ from sitemapkit.cli._common import (
     Progress,
     check_sources,
     fail,
-    plural,
 )
 from sitemapkit.core import ConfigurationError, InputError, Severity
 from sitemapkit.validate import (
     MAX_PROBLEMS_PER_CODE,
+    REPORT_FORMATS,
     ValidateProgress,
-    format_github,
-    format_json,
-    format_junit,
-    format_sarif,
-    format_text,
+    format_report,
     validate_sitemaps,
 )
 
 __all__ = ["validate"]
-
-
-def _size(n: int) -> str:
-    if n < 1024 * 1024:
-        return f"{n / 1024:.0f} KiB"
-    return f"{n / 1024 / 1024:.1f} MiB"
 
 
 class _Counts:
@@ -42,7 +32,7 @@ class _Counts:
     the main thread), the progress thread only reads them."""
 
     def __init__(self, sources: int) -> None:
-        self._what = plural(sources, "source")
+        self._sources = sources
         self._started = time.monotonic()
         self._latest = ValidateProgress(0, 0, 0)
 
@@ -50,11 +40,7 @@ class _Counts:
         self._latest = progress
 
     def describe(self) -> str:
-        minutes, seconds = divmod(int(time.monotonic() - self._started), 60)
-        now = self._latest
-        entries = f"{now.entries:,} {'entry' if now.entries == 1 else 'entries'}"
-        return (f"validating {self._what}: {plural(now.files_done, 'file')} done, {entries} checked, "
-                f"{_size(now.bytes_read)} read, {minutes:02d}:{seconds:02d} elapsed")
+        return self._latest.describe(self._sources, time.monotonic() - self._started)
 
 
 @click.command("validate")
@@ -62,7 +48,7 @@ class _Counts:
 @click.option("--profile", type=click.Choice(["sitemaps", "google"]), default="google", show_default=True,
               help="sitemaps: the protocol and the official XSDs; google: also Google's rules (image, video, "
                    "news, hreflang).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github", "sarif"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text",
               show_default=True,
               help="text: compiler-style lines and a summary; json: one object; junit: JUnit XML for CI; github: "
                    "GitHub Actions annotations (::error file=...,line=...::); sarif: SARIF 2.1.0 for code scanning. "
@@ -125,16 +111,7 @@ def validate(sources: tuple[str, ...], profile: str, fmt: str, now: str | None, 
                                        on_progress=None if quiet else counts.update)
     except (ConfigurationError, InputError) as exc:
         fail(str(exc), EXIT_USAGE)
-    if fmt == "json":
-        out = format_json(report)
-    elif fmt == "junit":
-        out = format_junit(report)
-    elif fmt == "github":
-        out = format_github(report)
-    elif fmt == "sarif":
-        out = format_sarif(report)
-    else:
-        out = format_text(report, summary_only=quiet)
+    out = format_report(report, fmt, summary_only=quiet)
     sys.stdout.write(out)
     sys.stdout.flush()
     ok = report.passes(Severity.WARNING if fail_on == "warning" else Severity.ERROR)

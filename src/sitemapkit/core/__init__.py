@@ -53,7 +53,7 @@ from sitemapkit.core._lastmod import (
     lastmod_of_valid_form,
     parse_lastmod_lenient,
 )
-from sitemapkit.core._lazy import lazy_names
+from sitemapkit.core._lazy import LazyImports, lazy_names
 from sitemapkit.core._limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
     INDEXNOW_ENDPOINT,
@@ -83,6 +83,7 @@ from sitemapkit.core._model import (
     entry_to_dict,
     is_canonical_loc,
 )
+from sitemapkit.core._options import HINT_OPTION_SPECS, OptionSpec
 from sitemapkit.core._problems import (
     CODE_ALIASES,
     CODE_CAUSES,
@@ -98,6 +99,8 @@ from sitemapkit.core._problems import (
     describe_causes,
     escape_controls,
     escape_json_controls,
+    plural,
+    problem_line,
     quote_value,
     shorten,
 )
@@ -117,6 +120,7 @@ from sitemapkit.core._urls import (
     normalize_loc,
     redact_credentials,
     simple_iri_to_uri,
+    source_argument_problem,
     url_argument_problem,
 )
 from sitemapkit.core._version import VERSION
@@ -144,6 +148,7 @@ __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BYTES",
     "EXACT_IN_MEMORY",
     "HINT_HELP",
+    "HINT_OPTION_SPECS",
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MAX_BATCH",
     "LASTMOD_COMMON_FORM",
@@ -180,11 +185,13 @@ __all__ = [
     "InvalidEntryError",
     "InvalidValueError",
     "LastMod",
+    "LazyImports",
     "LimitExceededError",
     "Location",
     "MissingExtraError",
     "News",
     "NotAFileError",
+    "OptionSpec",
     "ParseError",
     "Precision",
     "Problem",
@@ -244,12 +251,15 @@ __all__ = [
     "parse_hints",
     "parse_lastmod_lenient",
     "plain_image",
+    "plural",
+    "problem_line",
     "quote_value",
     "redact_credentials",
     "require_extra",
     "run_isolated",
     "shorten",
     "simple_iri_to_uri",
+    "source_argument_problem",
     "sql_statements",
     "url_argument_problem",
 ]

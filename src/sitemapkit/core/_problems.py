@@ -21,6 +21,8 @@ __all__ = [
     "describe_causes",
     "escape_controls",
     "escape_json_controls",
+    "plural",
+    "problem_line",
     "quote_value",
     "shorten",
 ]
@@ -42,6 +44,11 @@ def _escape_one(m: re.Match[str]) -> str:
         return short
     n = ord(ch)
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 URL``, ``2 URLs``, ``12,000 URLs``: a count with its noun (plural by adding s)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def escape_controls(text: str) -> str:
@@ -145,6 +152,14 @@ class Problem:
             "column": self.location.column,
             "loc": self.location.loc,
         }
+
+
+def problem_line(problem: Problem) -> str:
+    """``severity code: message (source:line)``: a problem on a line of a report that already names what it is
+    about (the location in parentheses, when it has one; control characters escaped)."""
+    where = problem.location.format()
+    return f"{problem.severity.value} {problem.code}: {escape_controls(problem.message)}" + (
+        f" ({where})" if where else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,12 +8,14 @@ existing ``%20`` or ``%e4`` is kept as it is), and at most 2,048 characters once
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import idna
 
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
+from sitemapkit.core._problems import escape_controls
 
 __all__ = [
     "SIMPLE_IRI",
@@ -231,6 +233,30 @@ def bare_host_url(text: str) -> str | None:
     rest = m["rest"]
     return "https://" + (text if rest is not None and rest.startswith("/") else
                          text[: m.start("rest")] + "/" + (rest or "") if rest is not None else text + "/")
+
+
+#: Something written as a URL (``scheme:/...``, ``scheme://...``), as opposed to a file path.
+_LOOKS_LIKE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
+
+
+def source_argument_problem(source: str, *, urls: bool = True, stdin: bool = True, dirs: bool = True,
+                            hosts: bool = False) -> str | None:
+    """Why SOURCE argument ``source`` cannot be read (None when it can), before any work starts: a malformed URL
+    (``htp:/x``, ``http:/x``: see :func:`url_argument_problem`) or a URL where ``urls`` is False, ``-`` where
+    ``stdin`` is False, a file that does not exist (unless ``hosts`` and it is a bare host such as
+    ``example.com``, which the caller resolves), or a directory where ``dirs`` is False."""
+    if source == "-" and stdin:
+        return None
+    path = Path(source)
+    if _LOOKS_LIKE_URL.match(source) and not path.exists():
+        return url_argument_problem(source) if urls else f"a URL is not accepted here: {source!r}"
+    if hosts and not path.exists() and bare_host_url(source) is not None:
+        return None  # a site typed without its scheme
+    if not path.exists():
+        return f"{escape_controls(source)}: no such file or directory"
+    if not dirs and path.is_dir():
+        return f"{escape_controls(source)}: is a directory; give the sitemap files in it"
+    return None
 
 
 def is_url_source(source: str) -> bool:

@@ -14,7 +14,7 @@ from sitemapkit.crawl._job import CrawlResult, UrlMapping, crawl_site, default_s
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
 from sitemapkit.crawl._options import (
     CRAWL_OPTION_SPECS,
-    HINT_OPTION_SPECS,
+    SITEMAP_OPTION_SPECS,
     CrawlOptions,
     CrawlProgress,
     CrawlSummary,
@@ -38,9 +38,9 @@ from sitemapkit.crawl._state import CrawlState, StateInUseError
 __all__ = [
     "CRAWL_OPTION_SPECS",
     "DEFAULT_STRIP_PARAMS",
-    "HINT_OPTION_SPECS",
     "REPORT_HTML",
     "REPORT_JSON",
+    "SITEMAP_OPTION_SPECS",
     "CrawlOptions",
     "CrawlProgress",
     "CrawlResult",

@@ -10,18 +10,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitemapkit.core import (
-    HINT_HELP,
+    HINT_OPTION_SPECS,
     MAX_CONCURRENCY,
     MAX_LOC_LENGTH,
-    Changefreq,
     ConfigurationError,
+    OptionSpec,
     SitemapHints,
     parse_hints,
 )
 from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS
 from sitemapkit.fetch import DEFAULT_USER_AGENT
 
-__all__ = ["CRAWL_OPTION_SPECS", "HINT_OPTION_SPECS", "CrawlOptions", "CrawlProgress", "CrawlSummary", "OptionSpec",
+__all__ = ["CRAWL_OPTION_SPECS", "SITEMAP_OPTION_SPECS", "CrawlOptions", "CrawlProgress", "CrawlSummary", "OptionSpec",
            "Scope", "crawl_options_from"]
 
 class Scope(enum.Enum):
@@ -103,6 +103,11 @@ class CrawlProgress:
     def pages_per_second(self) -> float:
         return self.fetched / self.elapsed if self.elapsed > 0 else 0.0
 
+    def describe(self) -> str:
+        """A plain progress line: pages fetched, the queue, errors, URLs in the sitemap."""
+        return (f"crawl: {self.fetched:,} pages, queue {self.queued:,}, errors {self.errors:,}, in the sitemap "
+                f"{self.in_sitemap:,}")
+
 
 @dataclass(frozen=True, slots=True)
 class CrawlSummary:
@@ -114,33 +119,6 @@ class CrawlSummary:
     complete: bool
     elapsed: float
     crawl_time: str
-
-
-@dataclass(frozen=True, slots=True)
-class OptionSpec:
-    """One crawl option as every front end shows it: ``sitemapkit crawl``, ``sitemapkit audit`` (as ``--<name>``
-    with dashes) and the web app (as the JSON / form field ``name``) take their name, default, bounds and help
-    from here, so the option means the same everywhere.
-
-    ``kind``: ``int`` / ``float`` (a number within ``low``..``high``; ``high`` None: no upper bound), ``patterns``
-    (repeatable regular expressions), ``names`` (repeatable words), ``rules`` (repeatable ``--rule`` strings),
-    ``choice`` (one of ``choices``), ``flag`` (off unless given) or ``text``. ``metavar`` is what the help shows
-    for the value. ``sitemap``: the option shapes the sitemap written, not the crawl (``audit`` leaves it out)."""
-
-    name: str
-    kind: str
-    default: Any
-    help: str
-    metavar: str | None = None
-    low: float | None = None
-    high: float | None = None
-    choices: tuple[str, ...] = ()
-    sitemap: bool = False
-
-    @property
-    def flag(self) -> str:
-        """The command-line spelling, e.g. ``--max-pages``."""
-        return "--" + self.name.replace("_", "-")
 
 
 #: The options ``crawl`` and ``audit`` share (and the web app's crawl form), in the order the help lists them.
@@ -175,32 +153,30 @@ CRAWL_OPTION_SPECS: tuple[OptionSpec, ...] = (
                "request forgery)."),
 )
 
-#: changefreq and priority for the sitemap's URLs: ``crawl``, ``generate`` and the web app take the same three
-#: (see :mod:`sitemapkit.core._hints`); part of :data:`CRAWL_OPTION_SPECS`.
-HINT_OPTION_SPECS: tuple[OptionSpec, ...] = (
+#: The options that shape the sitemap a crawl writes: its images, then changefreq and priority (the core's
+#: :data:`~sitemapkit.core.HINT_OPTION_SPECS`, which ``generate`` takes too); part of :data:`CRAWL_OPTION_SPECS`.
+SITEMAP_OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("images", "flag", False, "List each page's images in the sitemap (img src, every srcset candidate, "
                "<picture> sources) and check them (HEAD; each check counts toward --max-pages): broken images are "
                "reported with the pages that use them.",
                sitemap=True),
-    OptionSpec("changefreq", "choice", None, HINT_HELP["changefreq"], choices=tuple(c.value for c in Changefreq),
-               sitemap=True),
-    OptionSpec("priority", "text", None, HINT_HELP["priority"], "VALUE", sitemap=True),
-    OptionSpec("rule", "rules", (), HINT_HELP["rule"], "RULE", sitemap=True),
+    *HINT_OPTION_SPECS,
 )
-CRAWL_OPTION_SPECS = (*CRAWL_OPTION_SPECS, *HINT_OPTION_SPECS)
+CRAWL_OPTION_SPECS = (*CRAWL_OPTION_SPECS, *SITEMAP_OPTION_SPECS)
 
 
-def crawl_options_from(values: Mapping[str, Any], **extra: Any) -> CrawlOptions:
+def crawl_options_from(values: Mapping[str, Any], *, keep_tracking_params: bool = False, **extra: Any) -> CrawlOptions:
     """:class:`CrawlOptions` from the values of :data:`CRAWL_OPTION_SPECS` (by name; a missing one takes its
-    default) plus ``extra`` CrawlOptions fields. ``strip_param`` adds to the default tracking parameters unless
-    ``extra`` sets ``strip_params`` itself."""
+    default) plus ``extra`` CrawlOptions fields. ``strip_param`` adds to the default tracking parameters (replaces
+    them with ``keep_tracking_params``) unless ``extra`` sets ``strip_params`` itself."""
     v = {spec.name: values.get(spec.name, spec.default) for spec in CRAWL_OPTION_SPECS}
     kwargs: dict[str, Any] = {
         "max_pages": v["max_pages"], "max_depth": v["max_depth"], "concurrency": v["concurrency"],
         "delay": float(v["delay"]), "include": tuple(v["include"]), "exclude": tuple(v["exclude"]),
         "scope": Scope(v["scope"]), "respect_robots": not v["ignore_robots"], "user_agent": v["user_agent"],
         "read_timeout": float(v["stall_timeout"]),
-        "retries": v["retries"], "strip_params": (*DEFAULT_STRIP_PARAMS, *v["strip_param"]),
+        "retries": v["retries"],
+        "strip_params": (*(() if keep_tracking_params else DEFAULT_STRIP_PARAMS), *v["strip_param"]),
         "allow_private_addresses": bool(v["allow_private_addresses"]),
         "images": bool(v["images"]),
         "hints": parse_hints(v["changefreq"], v["priority"], tuple(v["rule"])),

@@ -62,6 +62,12 @@ class ReportSummary:
     queued_not_crawled: int
     broken_images: int = 0
 
+    def line(self, elapsed: float) -> str:
+        """``Crawled N URLs in S s: N in the sitemap, N broken, N redirects, N excluded.``"""
+        images = f" ({self.broken_images:,} of them images)" if self.broken_images else ""
+        return (f"Crawled {self.pages_crawled:,} URLs in {elapsed:.1f} s: {self.in_sitemap:,} in the sitemap, "
+                f"{self.broken:,} broken{images}, {self.redirects:,} redirects, {self.excluded:,} excluded.")
+
 
 def summarize(state: CrawlState) -> ReportSummary:
     return ReportSummary(

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
         walk_site,
     )
     from sitemapkit.fetch._http import DEFAULT_USER_AGENT, HttpClient, HttpResponse
+    from sitemapkit.fetch._listing import ListingCounts, list_source, resolve_sources
+    from sitemapkit.fetch._options import FETCH_OPTION_SPECS, fetch_settings_from
     from sitemapkit.fetch._retry import RetryPolicy
     from sitemapkit.fetch._robots import RobotsTxt, decode_robots, robots_url_for, url_key
     from sitemapkit.fetch._scheme import ChosenUrl, choose_scheme, resolve_site_url
@@ -50,10 +52,17 @@ if TYPE_CHECKING:
         TransportRequest,
         TransportResponse,
     )
-    from sitemapkit.fetch._tree import format_tree, tree_dict
+    from sitemapkit.fetch._tree import SiteTree, discover_tree, format_tree, tree_dict
     from sitemapkit.fetch._walk import EntryBatch, FoundVia, SitemapNode, SitemapSeed, WalkItem, WalkOptions, walk
 
 _WHERE: dict[str, str] = {
+    "FETCH_OPTION_SPECS": "sitemapkit.fetch._options",
+    "fetch_settings_from": "sitemapkit.fetch._options",
+    "SiteTree": "sitemapkit.fetch._tree",
+    "discover_tree": "sitemapkit.fetch._tree",
+    "ListingCounts": "sitemapkit.fetch._listing",
+    "list_source": "sitemapkit.fetch._listing",
+    "resolve_sources": "sitemapkit.fetch._listing",
     "SM501": "sitemapkit.fetch._codes",
     "SM502": "sitemapkit.fetch._codes",
     "SM505": "sitemapkit.fetch._codes",
@@ -110,6 +119,7 @@ __getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = [
     "DEFAULT_USER_AGENT",
+    "FETCH_OPTION_SPECS",
     "SM501",
     "SM502",
     "SM505",
@@ -127,11 +137,13 @@ __all__ = [
     "HttpCache",
     "HttpClient",
     "HttpResponse",
+    "ListingCounts",
     "MockResponse",
     "MockTransport",
     "ResponseTooLargeError",
     "RetryPolicy",
     "RobotsTxt",
+    "SiteTree",
     "SitemapNode",
     "SitemapSeed",
     "Timeouts",
@@ -144,15 +156,19 @@ __all__ = [
     "choose_scheme",
     "decode_robots",
     "discover",
+    "discover_tree",
     "fetch_robots",
+    "fetch_settings_from",
     "format_tree",
     "is_site_url",
     "is_sitemap_body",
     "iterate_async",
+    "list_source",
     "local_child",
     "local_set",
     "open_sources",
     "resolve_site_url",
+    "resolve_sources",
     "robots_url_for",
     "tree_dict",
     "url_key",

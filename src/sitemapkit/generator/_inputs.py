@@ -130,7 +130,7 @@ def _iter_one(path: str, base_url: str | None, include: Sequence[str], exclude: 
         kind = _sitemap_kind(prefix, source)
         if kind is None:  # a URL list, CSV or JSONL: the write layer's readers, gzip undone under the budget
             plain = open_bytes(stream, name=source).plain_stream()
-            yield from iter_input_runs(path, include=include, exclude=exclude, plain=plain)
+            yield from iter_input_runs(path, plain, include=include, exclude=exclude)
             return
         items = _iter_index(path, stream, source) if kind is DocumentKind.INDEX else _iter_document(stream, source)
         yield from filter_urls(items, include, exclude) if include or exclude else items
@@ -207,7 +207,7 @@ def _iter_child(child: Path, where: Location) -> Iterator[InputItem]:
         yield from _iter_document(str(child), str(child))
     elif info.kind is DocumentKind.TEXT:
         with open_bytes(child) as opened:
-            yield from items_of_runs(iter_input_runs(str(child), plain=opened.plain_stream()))
+            yield from items_of_runs(iter_input_runs(str(child), opened.plain_stream()))
     elif info.kind is DocumentKind.INDEX:
         yield SM612.problem(where, f"{where.loc} not read: {child} is itself an index (indexes do not nest)")
     else:

@@ -22,8 +22,19 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from sitemapkit.core import InvalidEntryError, Location, Problem, ProblemTally, Severity, UrlEntry, redact_credentials
+from sitemapkit.core import (
+    InputError,
+    InvalidEntryError,
+    Location,
+    Problem,
+    ProblemTally,
+    Severity,
+    SitemapkitError,
+    UrlEntry,
+    redact_credentials,
+)
 from sitemapkit.harvest._schema import entry_from_row
+from sitemapkit.read import open_bytes
 from sitemapkit.write import (
     HostCheck,
     Manifest,
@@ -95,6 +106,9 @@ class _Part:
     files: PartitionFiles = field(default_factory=PartitionFiles)
     duplicates: int = 0
     report: ProblemTally = field(default_factory=lambda: ProblemTally(_CAP))
+    #: The error that ended the partition (a file over the byte budget, a file that cannot be read): raised again
+    #: in the calling process, so a worker logs no traceback of it.
+    failure: SitemapkitError | None = None
 
 
 def _rows(path: Path, base_url: str, part: _Part) -> Iterator[tuple[UrlEntry, Location]]:
@@ -111,19 +125,20 @@ def _rows(path: Path, base_url: str, part: _Part) -> Iterator[tuple[UrlEntry, Lo
                     part.report(Problem("SM610", Severity.ERROR, f"row {number}: {exc}",
                                         Location(str(path), number, loc=row.get("loc"))))
         return
-    for item in iter_input(str(path), base_url=base_url):
-        if isinstance(item, Problem):
-            part.report(item)
-        else:
-            yield item
+    try:
+        opened = open_bytes(path)  # the one byte source: gzip undone under the byte budget
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with opened:
+        for item in iter_input(str(path), base_url=base_url, plain=opened.plain_stream()):
+            if isinstance(item, Problem):
+                part.report(item)
+            else:
+                yield item
 
 
-def _write_partition(files: Sequence[str], route: tuple[int, int] | None, spec: PartitionSpec,
-                     cfg: _Config) -> _Part:
-    """One Dask task: read ``files`` (only the rows whose loc hashes to ``route[0]`` of ``route[1]``, when given)
-    and roll them into the partition's files (``spec``)."""
-    part = _Part()
-    writer = PartitionWriter(spec)
+def _write_rows(files: Sequence[str], route: tuple[int, int] | None, cfg: _Config, part: _Part,
+                writer: PartitionWriter) -> None:
     seen: set[bytes] | None = set() if cfg.dedupe else None
     hosts = None if cfg.home is None else HostCheck(cfg.home)
     for name in files:
@@ -148,6 +163,19 @@ def _write_partition(files: Sequence[str], route: tuple[int, int] | None, spec: 
                 continue
             if seen is not None:
                 seen.add(key)
+
+
+def _write_partition(files: Sequence[str], route: tuple[int, int] | None, spec: PartitionSpec,
+                     cfg: _Config) -> _Part:
+    """One Dask task: read ``files`` (only the rows whose loc hashes to ``route[0]`` of ``route[1]``, when given)
+    and roll them into the partition's files (``spec``)."""
+    part = _Part()
+    writer = PartitionWriter(spec)
+    try:
+        _write_rows(files, route, cfg, part, writer)
+    except SitemapkitError as exc:  # an input over the byte budget, or unreadable: the job's error
+        part.failure = exc
+        return part
     part.files = writer.finish()
     return part
 
@@ -201,7 +229,7 @@ def generate_partitioned(
     per file on Dask (see the module docstring). ``writer_kwargs`` are :class:`SitemapSetWriter`'s options
     (gzip, max_urls, max_bytes, formats, xsl, dedupe). Raises :class:`~sitemapkit.InputError` when DATA holds
     no file, :class:`~sitemapkit.PublishError` when no URL could be written."""
-    from sitemapkit.core import MAX_WORKERS, ConfigurationError, InputError, require_extra
+    from sitemapkit.core import MAX_WORKERS, ConfigurationError, require_extra
 
     if not 1 <= workers <= MAX_WORKERS:
         raise ConfigurationError(f"--workers must be between 1 and {MAX_WORKERS}, not {workers}")
@@ -221,6 +249,9 @@ def generate_partitioned(
                  for i in range(count)]
         parts = _run(tasks, cfg, workers, scheduler, processes)
         counts: dict[str, int] = {}
+        for part in parts:
+            if part.failure is not None:
+                raise part.failure
         for part in parts:  # partition order
             writer.adopt(part.files, duplicates=part.duplicates)
             for code, n in part.report.counts.items():

@@ -27,6 +27,7 @@ from sitemapkit.core import (
     MAX_WORKERS,
     ConfigurationError,
     is_absolute_http_url,
+    plural,
     redact_credentials,
     require_extra,
     url_argument_problem,
@@ -121,6 +122,16 @@ class HarvestStats:
     def rate(self) -> float:
         """URLs per second fetched by this run (resumed hosts do not count)."""
         return self.urls / max(1e-9, time.monotonic() - self.started)
+
+    def describe(self) -> str:
+        """A progress line: hosts finished of all, failed, complete before; URLs and their rate."""
+        return (f"harvest: {self.finished:,}/{self.hosts:,} hosts ({self.failed:,} failed, {self.resumed:,} complete "
+                f"before), {self.urls:,} URLs, {self.rate():,.0f} URLs/s")
+
+    def summary(self) -> str:
+        """The closing line: hosts harvested, failed and already complete; URLs and the time taken."""
+        return (f"{plural(self.hosts, 'host')}: {self.done:,} harvested, {self.failed:,} failed, {self.resumed:,} "
+                f"already complete; {plural(self.urls, 'URL')} in {time.monotonic() - self.started:.1f} s")
 
 
 @dataclass(frozen=True, slots=True)

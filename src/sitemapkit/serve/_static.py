@@ -180,6 +180,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = BACKLOG
     app: Any
 
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT/`` of the bound address (an IPv6 address in brackets)."""
+        host, port = str(self.server_address[0]), int(self.server_address[1])
+        return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
     def __init__(self, address: tuple[str, int], max_connections: int = MAX_CONNECTIONS) -> None:
         self._slots = threading.BoundedSemaphore(max_connections)
         self._stopping = threading.Event()
@@ -232,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def serve_directory(app: DirectoryServer, host: str = "127.0.0.1", port: int = 8000, *,
-                    max_connections: int = MAX_CONNECTIONS) -> ThreadingHTTPServer:
+                    max_connections: int = MAX_CONNECTIONS) -> _Server:
     """A threaded HTTP/1.1 server for ``app`` bound to ``host:port`` (port 0: any free port); call
     ``serve_forever()`` on it (or run that in a thread) and ``shutdown()`` to stop. At most
     ``max_connections`` connections are served at once; further clients wait in the listen backlog."""

@@ -28,7 +28,7 @@ from sitemapkit.submit._indexnow import (
 from sitemapkit.submit._results import SubmitResult
 from sitemapkit.submit._robotscheck import ListedSitemap, RobotsCheck, check_robots, check_site
 from sitemapkit.submit._robotsfile import RobotsEdit, add_sitemaps
-from sitemapkit.submit._robotslint import SM543, lint_robots_file
+from sitemapkit.submit._robotslint import SM543, RobotsLint, lint_robots_file, lint_robots_files
 from sitemapkit.submit._searchconsole import DEFAULT_API_ROOT, ServiceAccount
 from sitemapkit.submit._state import SubmitState
 from sitemapkit.submit._submit import SubmitOptions, SubmitReport, submit, submit_published
@@ -47,6 +47,7 @@ __all__ = [
     "ListedSitemap",
     "RobotsCheck",
     "RobotsEdit",
+    "RobotsLint",
     "ServiceAccount",
     "SourceDiff",
     "SubmitOptions",
@@ -61,6 +62,7 @@ __all__ = [
     "feed_links",
     "link_header_links",
     "lint_robots_file",
+    "lint_robots_files",
     "new_key",
     "plan_batches",
     "submit",

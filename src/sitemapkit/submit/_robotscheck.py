@@ -13,7 +13,17 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemapkit.core import FetchError, Location, Problem, Severity, define_code, describe_causes
+from sitemapkit.core import (
+    FetchError,
+    Location,
+    Problem,
+    Severity,
+    define_code,
+    describe_causes,
+    escape_controls,
+    plural,
+    problem_line,
+)
 from sitemapkit.fetch import (
     SM501,
     SM502,
@@ -91,6 +101,27 @@ class RobotsCheck:
     @property
     def errors(self) -> int:
         return sum(1 for p in self.problems if p.is_error)
+
+    def format(self) -> str:
+        """The text report of ``robots --check``: robots.txt's status, each listed sitemap (ok or PROBLEM, status,
+        kind, allowed) with its problems, robots.txt's own lines' problems, the unlisted sitemaps, the counts."""
+        out = [f"robots.txt: {self.robots_url} {'no response' if self.robots_status is None else self.robots_status}, "
+               f"{plural(len(self.sitemaps), 'sitemap')} listed"]
+        for item in self.sitemaps:
+            state, status = "ok" if item.ok else "PROBLEM", "no response" if item.status is None else str(item.status)
+            allowed = "allowed" if item.allowed else "disallowed"
+            out.append(f"  {state:8}{escape_controls(item.url)}  {status}  {item.kind or '-'}  {allowed}")
+            out.extend(f"          {problem_line(p)}" for p in item.problems)
+        own = [p for p in self.problems if p.code.startswith("SM52") or p.code == "SM542"]
+        if own:
+            out.append("robots.txt lines:")
+            out.extend(f"  {problem_line(p)}" for p in own)
+        if self.unlisted:
+            out.append("found but not listed in robots.txt:")
+            out.extend(f"  {escape_controls(u)}" for u in self.unlisted)
+        warnings = sum(1 for p in self.problems if not p.is_error)
+        out.append(f"{plural(self.errors, 'error')}, {plural(warnings, 'warning')}")
+        return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
         return {

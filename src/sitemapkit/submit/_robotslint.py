@@ -12,14 +12,16 @@ a robots.txt committed with a sitemap that is not.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from sitemapkit.core import InputError, Location, Problem, Severity, define_code, describe_causes
+from sitemapkit.core import InputError, Location, Problem, Severity, define_code, describe_causes, plural
 from sitemapkit.fetch import RobotsTxt
 from sitemapkit.submit._robotscheck import SM542
 
-__all__ = ["SM543", "lint_robots_file"]
+__all__ = ["SM543", "RobotsLint", "lint_robots_file", "lint_robots_files"]
 
 SM543 = define_code("SM543", Severity.ERROR, "sitemap listed in robots.txt is missing from the folder",
                     "Publish the sitemap at the path its URL names next to robots.txt, or fix the Sitemap: line "
@@ -60,6 +62,29 @@ def lint_robots_file(path: str | os.PathLike[str], *, base_url: str | None = Non
     if base_url:
         problems.extend(_missing(robots, Path(path).parent, base_url, shown))
     return sorted(problems, key=lambda p: (p.location.line or 0, p.code))
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsLint:
+    """The problems of several robots.txt files (:func:`lint_robots_files`), by file, in the order given."""
+
+    found: dict[str, list[Problem]]
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [p for listed in self.found.values() for p in listed]
+
+    def summary(self) -> str:
+        """``3 robots.txt files checked: 2 problems in 1 file`` (or ``no problems``)."""
+        problems, bad = len(self.problems), sum(1 for listed in self.found.values() if listed)
+        return (f"{plural(len(self.found), 'robots.txt file')} checked: "
+                + (f"{plural(problems, 'problem')} in {plural(bad, 'file')}" if problems else "no problems"))
+
+
+def lint_robots_files(paths: Iterable[str], *, base_url: str | None = None) -> RobotsLint:
+    """:func:`lint_robots_file` of each path (a path given twice is checked once). Raises
+    :class:`~sitemapkit.InputError` at the first file that cannot be read."""
+    return RobotsLint({path: lint_robots_file(path, base_url=base_url) for path in paths})
 
 
 def _missing(robots: RobotsTxt, folder: Path, base_url: str, shown: str) -> list[Problem]:

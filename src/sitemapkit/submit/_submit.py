@@ -89,6 +89,14 @@ class SubmitReport:
     def ok(self) -> bool:
         return all(r.ok for r in self.results) and not any(p.severity is Severity.ERROR for p in self.problems)
 
+    def counts_line(self) -> str | None:
+        """``changes since the last submission: 3 added, ...`` (None without a state)."""
+        c = self.counts
+        if c is None:
+            return None
+        return (f"changes since the last submission: {c['added']:,} added, {c['changed']:,} changed, "
+                f"{c['removed']:,} removed, {c['unchanged']:,} unchanged")
+
 
 def _check_options(options: SubmitOptions) -> None:
     if options.key is None and options.google_credentials is None and not (options.websub or options.websub_hub):

@@ -16,10 +16,11 @@ from sitemapkit.validate._driver import (
     validate_sitemaps,
 )
 from sitemapkit.validate._formats import format_github, format_sarif
-from sitemapkit.validate._report import format_json, format_junit, format_text
+from sitemapkit.validate._report import REPORT_FORMATS, format_json, format_junit, format_report, format_text
 
 __all__ = [
     "MAX_PROBLEMS_PER_CODE",
+    "REPORT_FORMATS",
     "FileReport",
     "Profile",
     "ValidateProgress",
@@ -27,6 +28,7 @@ __all__ = [
     "format_github",
     "format_json",
     "format_junit",
+    "format_report",
     "format_sarif",
     "format_text",
     "validate_bytes",

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitemapkit.core import ConfigurationError, Problem, is_url_source
+from sitemapkit.core import ConfigurationError, Problem, is_url_source, plural
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import moment, origin_of, scope_of
 from sitemapkit.validate._context import MAX_PROBLEMS_PER_CODE, FileContext, Profile, RunOptions
@@ -53,6 +53,15 @@ class ValidateProgress:
     entries: int
     bytes_read: int
     current: str | None = None
+
+    def describe(self, sources: int, elapsed: float) -> str:
+        """A progress line: ``validating 2 sources: 1 file done, 10 entries checked, 3 KiB read, 00:05 elapsed``."""
+        minutes, seconds = divmod(int(elapsed), 60)
+        size = (f"{self.bytes_read / 1024:.0f} KiB" if self.bytes_read < 1024 * 1024
+                else f"{self.bytes_read / 1024 / 1024:.1f} MiB")
+        entries = f"{self.entries:,} {'entry' if self.entries == 1 else 'entries'}"
+        return (f"validating {plural(sources, 'source')}: {plural(self.files_done, 'file')} done, {entries} checked, "
+                f"{size} read, {minutes:02d}:{seconds:02d} elapsed")
 
 
 class _Tracker:

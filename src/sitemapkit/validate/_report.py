@@ -8,10 +8,11 @@ from collections import Counter
 
 from lxml import etree
 
-from sitemapkit.core import CODES, Problem, escape_controls, escape_json_controls
+from sitemapkit.core import CODES, ConfigurationError, Problem, escape_controls, escape_json_controls
+from sitemapkit.validate._formats import format_github, format_sarif
 from sitemapkit.validate._result import ValidationReport
 
-__all__ = ["TEXT_EXAMPLES", "format_json", "format_junit", "format_text"]
+__all__ = ["REPORT_FORMATS", "TEXT_EXAMPLES", "format_json", "format_junit", "format_report", "format_text"]
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -125,3 +126,18 @@ def format_junit(report: ValidationReport) -> str:
         etree.SubElement(case, "skipped", message=_xml_safe(s.reason))
     data: bytes = etree.tostring(suites, xml_declaration=True, encoding="UTF-8", pretty_print=True)
     return data.decode("utf-8")
+
+
+#: The formats of :func:`format_report` (``validate --format``).
+REPORT_FORMATS = ("text", "json", "junit", "github", "sarif")
+
+
+def format_report(report: ValidationReport, fmt: str = "text", *, summary_only: bool = False) -> str:
+    """The report in format ``fmt``, one of :data:`REPORT_FORMATS` (``summary_only``: the text format's summary
+    and tally per code only)."""
+    formats = {"json": format_json, "junit": format_junit, "github": format_github, "sarif": format_sarif}
+    if fmt in formats:
+        return formats[fmt](report)
+    if fmt != "text":
+        raise ConfigurationError(f"unknown report format {fmt!r}: one of {', '.join(REPORT_FORMATS)}")
+    return format_text(report, summary_only=summary_only)

@@ -8,16 +8,15 @@ entries one by one. Nothing is held beyond the current run of ~1,000 lines.
 Sniffing: a directory is a static site; ``.jsonl``/``.ndjson`` are JSONL, ``.csv`` is CSV, ``.txt`` is text;
 anything else (and ``-``, standard input) is decided by its first non-blank line: ``{`` starts JSONL, a
 comma-separated header naming ``loc`` (or ``url``) starts CSV, otherwise it is a list of URLs. Gzip-compressed
-files are read transparently. Markup (a first line starting with ``<``) is refused with one error: XML sitemaps,
-indexes and feeds are the reader's (the write layer does not import it; ``generate`` sends them there, see
-``generator/_inputs.py``).
+files are not opened here: the caller opens a list through the one byte source, ``sitemapkit.read.open_bytes``
+(gzip undone under the byte budget, with sniffing), and hands its plain stream in (``plain``). Markup (a first
+line starting with ``<``) is refused with one error: XML sitemaps, indexes and feeds are the reader's (the write
+layer does not import it; ``generate`` sends them there, see ``generator/_inputs.py``).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import gzip
-import io
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -27,11 +26,9 @@ from typing import Any, BinaryIO, Literal
 from urllib.parse import quote, urlsplit
 
 from sitemapkit.core import (
-    DEFAULT_MAX_DECOMPRESSED_BYTES,
     InputError,
     InvalidValueError,
     LastMod,
-    LimitExceededError,
     Location,
     Problem,
     Severity,
@@ -74,52 +71,6 @@ def _unknown_columns(source: str, line: int, message: str) -> Problem:
 _REPORTS = Reports(_problem, _unknown_columns)
 
 
-def _open_binary(path: str, stdin: BinaryIO | None) -> tuple[io.BufferedIOBase, io.BufferedReader]:
-    """The input's bytes, gunzipped when they are gzip, and the buffered file under them (the caller closes both
-    for a file; standard input stays open)."""
-    raw: BinaryIO
-    if path == "-":
-        if stdin is None:
-            raise InputError("standard input is not available")
-        raw = stdin
-    else:
-        try:
-            raw = open(path, "rb")  # noqa: SIM115 - closed by the caller
-        except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)
-    if buffered.peek(2)[:2] == b"\x1f\x8b":
-        # The library's own path (the write layer may not import the reader's decoder): one gzip layer, its
-        # output bounded by the default byte budget. ``generate`` passes ``plain`` instead (the one byte source).
-        return io.BufferedReader(_Bounded(gzip.GzipFile(fileobj=buffered, mode="rb"), path)), buffered
-    return buffered, buffered
-
-
-class _Bounded(io.RawIOBase):
-    """A stream that raises :class:`LimitExceededError` once more than the default byte budget was read."""
-
-    def __init__(self, inner: Any, name: str) -> None:
-        self._inner = inner
-        self._name = "<stdin>" if name == "-" else name
-        self._total = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        n: int = self._inner.readinto(buffer)
-        self._total += n
-        if self._total > DEFAULT_MAX_DECOMPRESSED_BYTES:
-            raise LimitExceededError(f"{self._name}: decompressed data exceeds the budget of "
-                                     f"{DEFAULT_MAX_DECOMPRESSED_BYTES:,} bytes",
-                                     limit=DEFAULT_MAX_DECOMPRESSED_BYTES, source=self._name)
-        return n
-
-    def close(self) -> None:
-        self._inner.close()
-        super().close()
-
-
 def sniff_kind(path: str, first_line: str | None = None) -> InputKind:
     """Decide an input's kind from its name, or (for ``-`` and unknown extensions) its first non-blank line."""
     if path != "-" and os.path.isdir(path):
@@ -148,17 +99,21 @@ def iter_input(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     skip_files: frozenset[Path] = frozenset(),
-    stdin: BinaryIO | None = None,
+    plain: BinaryIO | None = None,
 ) -> Iterator[InputItem]:
-    """Read one input. ``include``/``exclude`` are globs matched against a static site's file paths (relative to
-    the folder) or, for URL lists, against each URL's path (``/blog/*``); a pattern without ``/`` also matches the
-    bare file name. Raises :class:`InputError` when the input cannot be opened at all."""
+    """Read one input: a site folder ``path``, or the URL list named ``path`` whose bytes ``plain`` holds (see
+    :func:`iter_input_runs`). ``include``/``exclude`` are globs matched against a static site's file paths
+    (relative to the folder) or, for URL lists, against each URL's path (``/blog/*``); a pattern without ``/``
+    also matches the bare file name. Raises :class:`InputError` when the input cannot be read at all."""
     if path != "-" and os.path.isdir(path):
         if base_url is None:
             raise InputError(f"{path} is a folder: a base URL is needed to turn its files into URLs")
         yield from _iter_site(Path(path), base_url, include, exclude, skip_files)
         return
-    yield from items_of_runs(iter_input_runs(path, include=include, exclude=exclude, stdin=stdin))
+    if plain is None:
+        raise InputError(f"{path}: a URL list is read from its bytes: open it with sitemapkit.read.open_bytes "
+                         "and pass plain=opened.plain_stream()")
+    yield from items_of_runs(iter_input_runs(path, plain, include=include, exclude=exclude))
 
 
 def items_of_runs(runs: Iterable[RunItem | InputItem]) -> Iterator[InputItem]:
@@ -175,40 +130,31 @@ def items_of_runs(runs: Iterable[RunItem | InputItem]) -> Iterator[InputItem]:
 
 def iter_input_runs(
     path: str,
+    plain: BinaryIO,
     *,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
-    stdin: BinaryIO | None = None,
-    plain: BinaryIO | None = None,
 ) -> Iterator[RunItem]:
     """A URL list (text, CSV or JSONL file, or ``-``) as runs of entries and problems, in line order: the same
     entries and problems :func:`iter_input` yields, grouped. Raises :class:`InputError` as it does.
 
-    ``plain``: the input already opened, gzip undone (``generate`` opens every input through the one byte
-    source, ``sitemapkit.read.open_bytes``, under its byte budget; the caller closes it)."""
+    ``plain``: the list's bytes, gzip undone (opened through the one byte source,
+    ``sitemapkit.read.open_bytes(...).plain_stream()``, under its byte budget; the caller closes it). ``path``
+    names it (``-``: standard input) and decides its kind by its ending (see :func:`sniff_kind`)."""
     source = "<stdin>" if path == "-" else path
-    if plain is not None:
-        stream: Any = plain
-        under: Any = None
-    else:
-        stream, under = _open_binary(path, stdin)
-    try:
-        blocks = text_blocks(stream, source)  # the lines as io.TextIOWrapper(newline="") reads them
-        first_block = next(blocks, None)
-        if first_block is None:
-            return
-        first = first_block[0]
-        if first.lstrip().startswith("<"):
-            raise InputError(f"{source}:1: markup (XML or HTML), not a URL list, CSV or JSONL: read a "
-                             "sitemap or feed with sitemapkit.read (the generate command does)")
-        runs = read_runs(sniff_kind(path, first), chain((first_block,), blocks), source, _REPORTS)
-        if include or exclude:
-            runs = filter_runs(runs, include, exclude)
-        yield from runs
-    finally:
-        if path != "-" and under is not None:
-            stream.close()
-            under.close()  # a GzipFile leaves the file it reads open
+    stream: Any = plain  # read1 (a BufferedReader or BytesIO)
+    blocks = text_blocks(stream, source)  # the lines as io.TextIOWrapper(newline="") reads them
+    first_block = next(blocks, None)
+    if first_block is None:
+        return
+    first = first_block[0]
+    if first.lstrip().startswith("<"):
+        raise InputError(f"{source}:1: markup (XML or HTML), not a URL list, CSV or JSONL: read a "
+                         "sitemap or feed with sitemapkit.read (the generate command does)")
+    runs = read_runs(sniff_kind(path, first), chain((first_block,), blocks), source, _REPORTS)
+    if include or exclude:
+        runs = filter_runs(runs, include, exclude)
+    yield from runs
 
 
 def _matches(path: str, patterns: Sequence[str]) -> bool:
