@@ -98,8 +98,19 @@ class ValidatorLane(CanonicalLane):
         # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
         all_flat = count("\n") == count("</url>\n")
         # Values need decoding only where the buffer has a reference or a non-ASCII byte (checked once, in C).
-        decode = not buf.isascii() or b"&" in buf
+        ascii_buf = buf.isascii()
+        decode = not ascii_buf or b"&" in buf
+        # A shop's buffer: ASCII whose every "&" starts "&amp;" (its queries): then a value's only reference is
+        # "&amp;" and decoding it is one replace in C (what xml_value does with such a value). Counted up to the
+        # last "</url>" (every value this call can take lies before it; a chunk may end inside an "&amp;").
+        amp_only = False
+        if decode and ascii_buf:
+            last = buf.rfind(b"</url>")
+            amp_only = buf.count(b"&", pos, last) == buf.count(b"&amp;", pos, last)
         done = 0  # blocks checked, added to xp.count before anything reads it
+        # The previous entry's loc when it matched FAST_URL: a page's alternates are mostly its own loc and the
+        # locs of its neighbours (en/de pairs), so an href equal to it needs no second match.
+        plain_prev: str | None = None
         for m in self._block.finditer(text, pos):
             start = m.start()
             if start != pos:
@@ -108,7 +119,22 @@ class ValidatorLane(CanonicalLane):
             if run and run.count("<") > MAX_LANE_TAGS:
                 break  # maybe more images or alternates than their caps: lxml reads it (and caps them)
             split: tuple[list[str], list[tuple[str, str]]] | None = None
-            if decode:
+            if amp_only:
+                raw = raw.replace("&amp;", "&")
+                if lm is not None:
+                    lm = lm.replace("&amp;", "&")
+                if cf is not None:
+                    cf = cf.replace("&amp;", "&")
+                if pr is not None:
+                    pr = pr.replace("&amp;", "&")
+                if run and "&" in run:
+                    if not flat_block(text, start, m.end(5)):
+                        break  # an extension spanning lines with a reference: lxml reads it
+                    assert items is not None
+                    images_raw, pairs_raw = items.split(run)
+                    split = ([v.replace("&amp;", "&") for v in images_raw],
+                             [(a.replace("&amp;", "&"), b.replace("&amp;", "&")) for a, b in pairs_raw])
+            elif decode:
                 try:
                     raw, lm, cf, pr = url_values(raw, lm, cf, pr)
                     if run and ("&" in run or not run.isascii()):
@@ -169,7 +195,7 @@ class ValidatorLane(CanonicalLane):
                                 break
                             if href == loc:
                                 lists_self = True
-                            elif FAST_URL(href) is None:
+                            elif href != plain_prev and FAST_URL(href) is None:
                                 simple = False
                                 break
                             else:
@@ -216,6 +242,7 @@ class ValidatorLane(CanonicalLane):
                     if links is not None:
                         urls_ok = False
                         check_alternates(ctx, links, loc)
+            plain_prev = ctx.plain_loc
             if ctx.found != before:
                 xp.note_value_lines(before)
                 region_clean = False
