@@ -21,6 +21,8 @@ the lane on and off.
 
 from __future__ import annotations
 
+import re
+
 from sitemapkit.core import MAX_IMAGES_PER_URL
 from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane, url_values, xml_value
 from sitemapkit.validate import _codes as C
@@ -32,9 +34,8 @@ from sitemapkit.validate._strategy import LaneHost
 __all__ = ["ValidatorLane"]
 
 
-def flat_block(text: str, start: int, end: int) -> bool:
-    """No line feed in ``text[start:end]``."""
-    return text.find("\n", start, end) < 0
+# An "&" that does not start "&amp;": a buffer without one (ASCII too) decodes its values by one replace.
+_OTHER_REFERENCE = re.compile(rb"&(?!amp;)").search
 
 
 class ValidatorLane(CanonicalLane):
@@ -86,6 +87,7 @@ class ValidatorLane(CanonicalLane):
         good_langs = _GOOD_HREFLANG
         source = ctx.source
         count = text.count
+        find = text.find
         cpos = 0
         cline = self._line_at_buf_start()  # document line at text[cpos] (lxml's lines are the document's)
         region_from = pos
@@ -95,18 +97,16 @@ class ValidatorLane(CanonicalLane):
         limit = self._batch_limit
         if xsd and not region_count and not self._region:
             self._region_line = cline + count("\n", 0, pos)
-        # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
-        all_flat = count("\n") == count("</url>\n")
         # Values need decoding only where the buffer has a reference or a non-ASCII byte (checked once, in C).
         ascii_buf = buf.isascii()
         decode = not ascii_buf or b"&" in buf
         # A shop's buffer: ASCII whose every "&" starts "&amp;" (its queries): then a value's only reference is
-        # "&amp;" and decoding it is one replace in C (what xml_value does with such a value). Counted up to the
+        # "&amp;" and decoding it is one replace in C (what xml_value does with such a value). Searched up to the
         # last "</url>" (every value this call can take lies before it; a chunk may end inside an "&amp;").
         amp_only = False
         if decode and ascii_buf:
             last = buf.rfind(b"</url>")
-            amp_only = buf.count(b"&", pos, last) == buf.count(b"&amp;", pos, last)
+            amp_only = last > pos and _OTHER_REFERENCE(buf, pos, last) is None
         done = 0  # blocks checked, added to xp.count before anything reads it
         # The previous entry's loc when it matched FAST_URL: a page's alternates are mostly its own loc and the
         # locs of its neighbours (en/de pairs), so an href equal to it needs no second match.
@@ -119,6 +119,7 @@ class ValidatorLane(CanonicalLane):
             if run and run.count("<") > MAX_LANE_TAGS:
                 break  # maybe more images or alternates than their caps: lxml reads it (and caps them)
             split: tuple[list[str], list[tuple[str, str]]] | None = None
+            flat = find("\n", start, m.end(5)) < 0  # the whole element on one line (memchr over one block)
             if amp_only:
                 raw = raw.replace("&amp;", "&")
                 if lm is not None:
@@ -128,7 +129,7 @@ class ValidatorLane(CanonicalLane):
                 if pr is not None:
                     pr = pr.replace("&amp;", "&")
                 if run and "&" in run:
-                    if not flat_block(text, start, m.end(5)):
+                    if not flat:
                         break  # an extension spanning lines with a reference: lxml reads it
                     assert items is not None
                     images_raw, pairs_raw = items.split(run)
@@ -138,7 +139,7 @@ class ValidatorLane(CanonicalLane):
                 try:
                     raw, lm, cf, pr = url_values(raw, lm, cf, pr)
                     if run and ("&" in run or not run.isascii()):
-                        if not flat_block(text, start, m.end(5)):
+                        if not flat:
                             break  # an extension spanning lines with a reference: lxml reads it
                         assert items is not None
                         images_raw, pairs_raw = items.split(run)
@@ -151,7 +152,6 @@ class ValidatorLane(CanonicalLane):
             pos = m.end()
             cline += count("\n", cpos, start)
             cpos = start
-            flat = all_flat or text.find("\n", start, m.end(5)) < 0  # the whole element on one line
             done += 1
             before = ctx.found
             # --- what XmlPass._url does with the same values, in the same order ---
