@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROBE = """
 import json, sys
 from sitemapkit.cli import main
@@ -36,3 +38,19 @@ def test_a_non_ascii_host_is_still_encoded() -> None:
     from sitemapkit.core import normalize_loc
 
     assert normalize_loc("https://bücher.de/a") == "https://xn--bcher-kva.de/a"
+
+
+def test_the_bundled_schemas_are_found_without_importlib_resources(monkeypatch: pytest.MonkeyPatch) -> None:
+    # importlib.resources pulls in zipfile and more at start-up (about 7 ms); an installed package has its files
+    import importlib.resources
+
+    from sitemapkit.validate import _schemas
+
+    def refuse(*_args: object) -> object:
+        raise AssertionError("importlib.resources used for a file beside the module")
+
+    monkeypatch.setattr(importlib.resources, "files", refuse)
+    for kind in _schemas.SchemaKind:
+        path = Path(_schemas.schema_path(kind.value))
+        assert path.is_file()
+        assert path.parent == Path(_schemas.__file__).resolve().parent / "schemas"
