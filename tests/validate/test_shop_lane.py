@@ -214,3 +214,32 @@ def test_the_run_splitter_reads_accepted_runs_as_the_general_pattern_does() -> N
             assert splitter.split(run) == expected, run
             checked += 1
         assert checked > 100
+
+
+def test_the_lanes_line_count_is_the_buffers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the validator's lane tells _advance how many line feeds precede where it stopped (so the 1 MiB buffer is not
+    # counted twice); the count must be the buffer's own, with blocks on several lines and comments between them
+    lines = [HEAD]
+    for i in range(3000):
+        sep = "\n  " if i % 7 == 0 else ""  # (a block on several lines whose run has a reference goes to lxml)
+        page = _page(i).split("?")[0] if sep else _page(i)
+        lines.append(f"<url>{sep}<loc>https://shop.de/{page}</loc>{sep}<lastmod>2024-01-0{i % 9 + 1}</lastmod>"
+                     f'<xhtml:link rel="alternate" hreflang="de" href="https://shop.de/{page}"/></url>\n')
+        if i % 500 == 499:
+            lines.append("<!-- page -->\n\n")
+    data = "".join([*lines, "</urlset>\n"]).encode()
+    real = _read_lane.CanonicalLane._advance
+    told = [0]
+
+    def checking(self: _read_lane.CanonicalLane, text: str, pos: int) -> None:
+        known = self._nl_at
+        if known is not None:
+            assert known == (pos, text.count("\n", 0, pos))
+            told[0] += 1
+        real(self, text, pos)
+
+    expected = _element_path(data, monkeypatch)
+    with monkeypatch.context() as m:
+        m.setattr(_read_lane.CanonicalLane, "_advance", checking)
+        assert _report(data) == expected
+    assert told[0] >= 10

@@ -269,6 +269,8 @@ class ValidatorLane(CanonicalLane):
                     region_from = pos
                     region_clean = True
         xp.count += done
+        # the line feeds before pos, which _advance would count again over the whole buffer
+        self._nl_at = (pos, cline - self._line_at_buf_start() + count("\n", cpos, pos))
         self._region_count = region_count
         self._region_clean = region_clean
         if xsd and region_from < pos:
