@@ -60,3 +60,25 @@ def test_escapes_that_are_not_utf8_are_no_mojibake_and_no_traceback(tmp_path: Pa
     result = run_cli(["validate", str(path), "--format", "json"])
     assert result.returncode == 1, result.stderr
     assert [p["code"] for p in json.loads(result.stdout)["problems"]] == ["SM310"]
+
+
+def test_urls_differing_before_their_first_escape_share_the_last_verdict_and_others_do_not() -> None:
+    # the one-entry memo (the URL from its first "%" on): en/de pages of one product hit it; any other URL, even
+    # one differing only after the first "%", gets its own verdict
+    r = random.Random(11)
+    served = 0
+    for _ in range(3000):
+        url = _url(r)
+        if "%" not in url:
+            continue
+        tail = url[url.index("%"):]
+        for prefix in ("https://shop.de/en/", "https://shop.de/de/x-"):
+            other = prefix + tail
+            try:
+                expected = bool(_checks._MOJIBAKE_HINT.search(other)) and _checks._mojibake_of(other)
+            except UnicodeDecodeError:  # (decided as "no" since _mojibake_of catches it)
+                expected = False
+            memo = _checks._MOJIBAKE_LAST
+            assert _checks._is_mojibake(other) == expected, other
+            served += memo[0] == tail
+    assert served > 1000

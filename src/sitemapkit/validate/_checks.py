@@ -70,22 +70,36 @@ _MOJIBAKE_HINT = re.compile(r"%C[23]%[89AB][0-9A-F]%C[23]%[89AB]|[\u00c2\u00c3][
 _MOJIBAKE_HINT_ASCII = re.compile(r"%[Cc][23]%[89ABab][0-9A-Fa-f]%[Cc][23]%[89ABab]").search
 _ESCAPE_RUNS = re.compile(r"(?:%[0-9A-Fa-f]{2})+").findall
 _MOJIBAKE_SEEN: dict[str, bool] = {}  # the escape runs of an ASCII URL -> the verdict (bounded)
+# The last ASCII URL's text from its first "%" on, and its verdict (replaced as one tuple: threads may share it).
+# The hint and the escape runs lie in that tail, so it decides the verdict: the en and de pages of one product
+# differ only before it.
+_MOJIBAKE_LAST: tuple[str, bool] = ("", False)
 
 
 def _is_mojibake(text: str) -> bool:
     """UTF-8 bytes read as Latin-1/cp1252 and encoded again: decoding once more as UTF-8 succeeds."""
+    global _MOJIBAKE_LAST  # a one-entry memo
     if text.isascii():
-        if not _MOJIBAKE_HINT_ASCII(text):
+        first = text.find("%")
+        if first < 0:
+            return False  # the hint needs a "%"
+        tail = text[first:]
+        last = _MOJIBAKE_LAST
+        if last[0] == tail:
+            return last[1]
+        if not _MOJIBAKE_HINT_ASCII(tail):
+            _MOJIBAKE_LAST = (tail, False)
             return False
         # Only the %-escape runs can change (ASCII goes through both codecs and UTF-8 as it is, and a UTF-8
         # sequence cannot span an ASCII character): the runs joined by a space get the verdict the whole URL gets,
         # and a shop's many URLs with the same umlauts share it.
-        key = " ".join(_ESCAPE_RUNS(text))
+        key = " ".join(_ESCAPE_RUNS(tail))
         verdict = _MOJIBAKE_SEEN.get(key)
         if verdict is None:
             if len(_MOJIBAKE_SEEN) > 4096:
                 _MOJIBAKE_SEEN.clear()
             verdict = _MOJIBAKE_SEEN[key] = _mojibake_of(key)
+        _MOJIBAKE_LAST = (tail, verdict)
         return verdict
     if not _MOJIBAKE_HINT.search(text):
         return False
