@@ -11,8 +11,6 @@ import re
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
-import idna
-
 from sitemapkit.core._errors import InvalidEntryError
 from sitemapkit.core._limits import MAX_LOC_LENGTH
 from sitemapkit.core._problems import escape_controls
@@ -63,6 +61,8 @@ _SAFE_FRAGMENT = _SAFE_QUERY + "#"
 def _encode_host(host: str, original: str) -> str:
     if host.isascii():
         return host
+    import idna  # a non-ASCII host is rare: start-up does not pay for the IDNA tables
+
     try:
         return idna.encode(host, uts46=True).decode("ascii")
     except idna.IDNAError as exc:

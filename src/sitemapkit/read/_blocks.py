@@ -84,12 +84,15 @@ class RunSplitter:
     __slots__ = ("_images", "_link_tag", "_links", "general")
 
     def __init__(self, image: str | None, xhtml: str | None, extended: bool = False) -> None:
-        t, v = (_TX, _VX) if extended else (_T, _V)
         self.general = re.compile(_ext_items(image, xhtml, extended))
-        self._images = (re.compile(rf"<{image}:image>{_W}<{image}:loc>{t}</{image}:loc>").findall
+        # The run was accepted by the block pattern, so its values are already known to be of the lane's forms:
+        # here a text is whatever runs to the next "<" and an attribute value whatever runs to the next '"' (no
+        # value holds either), which matches the same elements with the same groups as the value classes would,
+        # with less work per character.
+        self._images = (re.compile(rf"<{image}:image>{_W}<{image}:loc>([^<]*+)</{image}:loc>").findall
                         if image is not None else None)
         s = r"[ \t\r\n]++"
-        self._links = (re.compile(rf'<{xhtml}:link{s}rel="alternate"{s}hreflang={v}{s}href={v}').findall
+        self._links = (re.compile(rf'<{xhtml}:link{s}rel="alternate"{s}hreflang="([^"]*+)"{s}href="([^"]*+)"').findall
                        if xhtml is not None else None)
         self._link_tag = f"<{xhtml}:link"
 

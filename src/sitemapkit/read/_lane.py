@@ -166,7 +166,8 @@ class CanonicalLane:
     prolog (``_start``) and how it takes over (``_handover``). Used by the reader (:class:`FastUrlset`) and by the
     validator (``sitemapkit.validate._lane``)."""
 
-    __slots__ = ("_base_nl", "_block", "_buf", "_col", "_head", "_head_col", "_head_nl", "_items", "_state", "off")
+    __slots__ = ("_base_nl", "_block", "_buf", "_col", "_head", "_head_col", "_head_nl", "_items", "_nl_at", "_state",
+                 "off")
 
     #: Blocks must be followed by markup (the validator: text after a block belongs to it for the XSD).
     _TAILED = False
@@ -177,6 +178,8 @@ class CanonicalLane:
         self._state = _UNDECIDED
         self._buf = b""
         self._base_nl = 0  # line feeds in the stream before _buf[0]
+        # (pos, line feeds in the scanned text before pos) when _consume counted them already, else None
+        self._nl_at: tuple[int, int] | None = None
         self._col = 0  # bytes since the last line feed at _buf[0]
         self._head = b""  # the prolog and root start tag (what lxml was given first)
         self._head_nl = 0  # line feeds in the head
@@ -270,7 +273,8 @@ class CanonicalLane:
 
     def _advance(self, text: str, pos: int) -> None:
         # Columns count characters, as libxml2 does: a UTF-8 continuation byte (0x80-0xBF) adds none.
-        nl = text.count("\n", 0, pos)
+        known, self._nl_at = self._nl_at, None
+        nl = known[1] if known is not None and known[0] == pos else text.count("\n", 0, pos)
         ascii_text = text.isascii()
         if nl:
             self._base_nl += nl

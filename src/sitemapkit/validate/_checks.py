@@ -35,6 +35,7 @@ __all__ = [
     "check_hreflang_value",
     "check_lastmod",
     "check_loc",
+    "check_loc_mojibake",
     "check_news_language",
     "check_priority",
     "is_placeholder_host",
@@ -64,30 +65,52 @@ _PLACEHOLDER_LOCS = frozenset({"none", "null", "undefined", "nan"})
 _MOJIBAKE_HINT = re.compile(r"%C[23]%[89AB][0-9A-F]%C[23]%[89AB]|[\u00c2\u00c3][\u0080-\u00bf]", re.IGNORECASE)
 
 
+# The hint's first alternative, for ASCII text (where the second, non-ASCII one cannot match): the same strings
+# without IGNORECASE and the alternation, so the search runs in C from each "%" (a shop's every URL has escapes).
+_MOJIBAKE_HINT_ASCII = re.compile(r"%[Cc][23]%[89ABab][0-9A-Fa-f]%[Cc][23]%[89ABab]").search
 _ESCAPE_RUNS = re.compile(r"(?:%[0-9A-Fa-f]{2})+").findall
 _MOJIBAKE_SEEN: dict[str, bool] = {}  # the escape runs of an ASCII URL -> the verdict (bounded)
+# The last ASCII URL's text from its first "%" on, and its verdict (replaced as one tuple: threads may share it).
+# The hint and the escape runs lie in that tail, so it decides the verdict: the en and de pages of one product
+# differ only before it.
+_MOJIBAKE_LAST: tuple[str, bool] = ("", False)
 
 
 def _is_mojibake(text: str) -> bool:
     """UTF-8 bytes read as Latin-1/cp1252 and encoded again: decoding once more as UTF-8 succeeds."""
-    if not _MOJIBAKE_HINT.search(text):
-        return False
+    global _MOJIBAKE_LAST  # a one-entry memo
     if text.isascii():
+        first = text.find("%")
+        if first < 0:
+            return False  # the hint needs a "%"
+        tail = text[first:]
+        last = _MOJIBAKE_LAST
+        if last[0] == tail:
+            return last[1]
+        if not _MOJIBAKE_HINT_ASCII(tail):
+            _MOJIBAKE_LAST = (tail, False)
+            return False
         # Only the %-escape runs can change (ASCII goes through both codecs and UTF-8 as it is, and a UTF-8
         # sequence cannot span an ASCII character): the runs joined by a space get the verdict the whole URL gets,
         # and a shop's many URLs with the same umlauts share it.
-        key = " ".join(_ESCAPE_RUNS(text))
+        key = " ".join(_ESCAPE_RUNS(tail))
         verdict = _MOJIBAKE_SEEN.get(key)
         if verdict is None:
             if len(_MOJIBAKE_SEEN) > 4096:
                 _MOJIBAKE_SEEN.clear()
             verdict = _MOJIBAKE_SEEN[key] = _mojibake_of(key)
+        _MOJIBAKE_LAST = (tail, verdict)
         return verdict
+    if not _MOJIBAKE_HINT.search(text):
+        return False
     return _mojibake_of(text)
 
 
 def _mojibake_of(text: str) -> bool:
-    decoded = unquote(text, errors="strict") if "%" in text else text
+    try:
+        decoded = unquote(text, errors="strict") if "%" in text else text
+    except UnicodeDecodeError:  # escapes that are not UTF-8 at all (e.g. "%C3%83%C3"): not UTF-8 encoded twice
+        return False
     for codec in ("latin-1", "cp1252"):
         try:
             again = decoded.encode(codec).decode("utf-8")
@@ -156,6 +179,14 @@ def check_loc(raw: str | None, *, field: str = "loc") -> tuple[str | None, list[
                                           "text once"))
         return raw, found
     return _check_loc_slow(raw, field)
+
+
+def check_loc_mojibake(raw: str, *, field: str = "loc") -> list[Finding]:
+    """What :func:`check_loc` finds in a URL that FAST_URL matches, shorter than 2,048 characters, on a host that
+    is no placeholder (the caller knows those): only SM310, if the URL is double-encoded."""
+    if "%C" in raw.upper() and _is_mojibake(raw):
+        return [(C.LOC_MOJIBAKE, f"{field} is double-encoded UTF-8 (mojibake): encode the original text once")]
+    return []
 
 
 def _check_loc_slow(raw: str, field: str) -> tuple[str | None, list[Finding]]:

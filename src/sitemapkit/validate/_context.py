@@ -17,6 +17,7 @@ from sitemapkit.validate._checks import (
     Scope,
     check_lastmod,
     check_loc,
+    check_loc_mojibake,
     is_placeholder_host,
     origin_of,
 )
@@ -95,6 +96,9 @@ class FileContext:
     #: While set, every problem reported goes through it first (a pass renaming what the shared checks find).
     remap: Callable[[ProblemCode, str], tuple[ProblemCode, str]] | None = None
     entries: int = 0
+    #: The raw loc of the last entry_loc call when it matched FAST_URL (shorter than 2,048), else None: a lane
+    #: comparing a later href with it knows that href matches FAST_URL too.
+    plain_loc: str | None = None
     kind: str = "unknown"
     #: What an index lists, in order: in memory for the first 10,000, then spilled to disk (core._spill).
     child_locs: SpillList = field(default_factory=SpillList)
@@ -186,16 +190,22 @@ class FileContext:
         m = FAST_URL(raw) if raw is not None and len(raw) < 2048 else None
         if m is not None and raw is not None:
             # Hot path: a plain ASCII absolute URL; only the host and mojibake need a look.
+            self.plain_loc = raw
             host = m.group(2)
             bad = self._hosts.get(host)
             if bad is None:
                 bad = self._hosts[host] = is_placeholder_host(host)
             loc = raw
-            if bad or "%C" in raw or "%c" in raw:
+            if bad:
                 loc, found = check_loc(raw, field=field)
                 if found:
                     self.findings(found, line, loc)
+            elif "%C" in raw or "%c" in raw:  # what check_loc would find here (FAST_URL, short, a real host)
+                found = check_loc_mojibake(raw, field=field)
+                if found:
+                    self.findings(found, line, loc)
         else:
+            self.plain_loc = None
             loc, found = check_loc(raw, field=field)
             if found:
                 self.findings(found, line, loc if loc is not None else (raw.strip() if raw else None))

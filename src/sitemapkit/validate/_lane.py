@@ -21,6 +21,8 @@ the lane on and off.
 
 from __future__ import annotations
 
+import re
+
 from sitemapkit.core import MAX_IMAGES_PER_URL
 from sitemapkit.read import MAX_LANE_TAGS, CanonicalLane, url_values, xml_value
 from sitemapkit.validate import _codes as C
@@ -32,9 +34,8 @@ from sitemapkit.validate._strategy import LaneHost
 __all__ = ["ValidatorLane"]
 
 
-def flat_block(text: str, start: int, end: int) -> bool:
-    """No line feed in ``text[start:end]``."""
-    return text.find("\n", start, end) < 0
+# An "&" that does not start "&amp;": a buffer without one (ASCII too) decodes its values by one replace.
+_OTHER_REFERENCE = re.compile(rb"&(?!amp;)").search
 
 
 class ValidatorLane(CanonicalLane):
@@ -86,6 +87,7 @@ class ValidatorLane(CanonicalLane):
         good_langs = _GOOD_HREFLANG
         source = ctx.source
         count = text.count
+        find = text.find
         cpos = 0
         cline = self._line_at_buf_start()  # document line at text[cpos] (lxml's lines are the document's)
         region_from = pos
@@ -95,11 +97,20 @@ class ValidatorLane(CanonicalLane):
         limit = self._batch_limit
         if xsd and not region_count and not self._region:
             self._region_line = cline + count("\n", 0, pos)
-        # Every line feed right after a </url>: no block spans lines (one test per buffer, not per block).
-        all_flat = count("\n") == count("</url>\n")
         # Values need decoding only where the buffer has a reference or a non-ASCII byte (checked once, in C).
-        decode = not buf.isascii() or b"&" in buf
+        ascii_buf = buf.isascii()
+        decode = not ascii_buf or b"&" in buf
+        # A shop's buffer: ASCII whose every "&" starts "&amp;" (its queries): then a value's only reference is
+        # "&amp;" and decoding it is one replace in C (what xml_value does with such a value). Searched up to the
+        # last "</url>" (every value this call can take lies before it; a chunk may end inside an "&amp;").
+        amp_only = False
+        if decode and ascii_buf:
+            last = buf.rfind(b"</url>")
+            amp_only = last > pos and _OTHER_REFERENCE(buf, pos, last) is None
         done = 0  # blocks checked, added to xp.count before anything reads it
+        # The previous entry's loc when it matched FAST_URL: a page's alternates are mostly its own loc and the
+        # locs of its neighbours (en/de pairs), so an href equal to it needs no second match.
+        plain_prev: str | None = None
         for m in self._block.finditer(text, pos):
             start = m.start()
             if start != pos:
@@ -108,11 +119,27 @@ class ValidatorLane(CanonicalLane):
             if run and run.count("<") > MAX_LANE_TAGS:
                 break  # maybe more images or alternates than their caps: lxml reads it (and caps them)
             split: tuple[list[str], list[tuple[str, str]]] | None = None
-            if decode:
+            flat = find("\n", start, m.end(5)) < 0  # the whole element on one line (memchr over one block)
+            if amp_only:
+                raw = raw.replace("&amp;", "&")
+                if lm is not None:
+                    lm = lm.replace("&amp;", "&")
+                if cf is not None:
+                    cf = cf.replace("&amp;", "&")
+                if pr is not None:
+                    pr = pr.replace("&amp;", "&")
+                if run and "&" in run:
+                    if not flat:
+                        break  # an extension spanning lines with a reference: lxml reads it
+                    assert items is not None
+                    images_raw, pairs_raw = items.split(run)
+                    split = ([v.replace("&amp;", "&") for v in images_raw],
+                             [(a.replace("&amp;", "&"), b.replace("&amp;", "&")) for a, b in pairs_raw])
+            elif decode:
                 try:
                     raw, lm, cf, pr = url_values(raw, lm, cf, pr)
                     if run and ("&" in run or not run.isascii()):
-                        if not flat_block(text, start, m.end(5)):
+                        if not flat:
                             break  # an extension spanning lines with a reference: lxml reads it
                         assert items is not None
                         images_raw, pairs_raw = items.split(run)
@@ -125,7 +152,6 @@ class ValidatorLane(CanonicalLane):
             pos = m.end()
             cline += count("\n", cpos, start)
             cpos = start
-            flat = all_flat or text.find("\n", start, m.end(5)) < 0  # the whole element on one line
             done += 1
             before = ctx.found
             # --- what XmlPass._url does with the same values, in the same order ---
@@ -169,7 +195,7 @@ class ValidatorLane(CanonicalLane):
                                 break
                             if href == loc:
                                 lists_self = True
-                            elif FAST_URL(href) is None:
+                            elif href != plain_prev and FAST_URL(href) is None:
                                 simple = False
                                 break
                             else:
@@ -216,6 +242,7 @@ class ValidatorLane(CanonicalLane):
                     if links is not None:
                         urls_ok = False
                         check_alternates(ctx, links, loc)
+            plain_prev = ctx.plain_loc
             if ctx.found != before:
                 xp.note_value_lines(before)
                 region_clean = False
@@ -242,6 +269,8 @@ class ValidatorLane(CanonicalLane):
                     region_from = pos
                     region_clean = True
         xp.count += done
+        # the line feeds before pos, which _advance would count again over the whole buffer
+        self._nl_at = (pos, cline - self._line_at_buf_start() + count("\n", cpos, pos))
         self._region_count = region_count
         self._region_clean = region_clean
         if xsd and region_from < pos:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
+import os
 from functools import cache
-from importlib import resources
 
 from lxml import etree
 
@@ -18,8 +18,17 @@ class SchemaKind(enum.Enum):
     INDEX = "siteindex.xsd"
 
 
+_HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
+
+
 def schema_path(name: str) -> str:
-    """Filesystem path of a bundled schema file."""
+    """Filesystem path of a bundled schema file: next to this module, where every install puts it (without
+    importing importlib.resources and zipfile at start-up); importlib.resources where it is not (a zip import)."""
+    path = os.path.join(_HERE, name)
+    if os.path.isfile(path):
+        return path
+    from importlib import resources
+
     return str(resources.files("sitemapkit.validate").joinpath("schemas", name))
 
 
