@@ -56,3 +56,25 @@ def test_bad_options(kw: dict[str, object]) -> None:
 def test_start_url_must_be_http() -> None:
     with pytest.raises(ConfigurationError):
         crawler("ftp://example.com/")
+
+
+def test_origin_of_agrees_with_urlsplit() -> None:
+    # The shortcut for plain URLs gives urlsplit's scheme://netloc (every string of up to four of these pieces).
+    import itertools
+    from urllib.parse import urlsplit
+
+    from sitemapkit.crawl._hosts import origin_of
+
+    def reference(url: str) -> str:
+        p = urlsplit(url)
+        return f"{p.scheme}://{p.netloc}"
+
+    pieces = ["http://", "https://", "HTTP://", "h", "H.org", ":80", "@", "/", "?", "#", "[", "]", "\t", " ", "ä", "//"]
+    for n in range(1, 5):
+        for combo in itertools.product(pieces, repeat=n):
+            url = "".join(combo)
+            try:
+                expected = reference(url)
+            except ValueError:
+                continue
+            assert origin_of(url) == expected, url

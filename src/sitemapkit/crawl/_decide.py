@@ -123,7 +123,9 @@ class UrlRules:
         if depth > o.max_depth:
             return Reason.TRAP, f"deeper than --max-depth {o.max_depth}"
         path, _, query = url.partition("?")
-        segments = [s for s in urlsplit(path).path.split("/") if s]
+        # Each segment follows a "/" after the host: with no more of those than the limit, no segment repeats more.
+        few = path.startswith(("http://", "https://")) and path.count("/") - 2 <= o.max_repeated_segments
+        segments = [] if few else [s for s in urlsplit(path).path.split("/") if s]
         if len(segments) > o.max_repeated_segments:
             counts: dict[str, int] = {}
             for s in segments:

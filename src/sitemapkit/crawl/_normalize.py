@@ -183,6 +183,8 @@ class UrlNormalizer:
                 if low.startswith(("http://", "https://")):
                     return cached(href)
                 return None if _SCHEME.match(href) else cached(directory + href)
+            if href.startswith("./"):  # the same page as without it ("dir/./p" is "dir/p"): one cache entry for both
+                return cached(directory + href[2:])
             return cached(directory + href)
 
         return resolve
