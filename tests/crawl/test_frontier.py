@@ -17,6 +17,7 @@ PAGES = [
     (4, ["/e", "/f", "/a"]),  # deeper than --max-depth 3: new ones are traps, known ones keep their rows
     (2, []),
     (3, ["/g", "/c", "/h", "/g2"]),
+    (3, ["/n1", "/n2", "/n3", "/h", "/g2"]),  # new links, then the last page's
 ]
 
 
@@ -24,11 +25,12 @@ def rows(state: CrawlState) -> list[tuple[object, ...]]:
     return state.db.execute("SELECT id, url, depth, state, reason, detail FROM urls ORDER BY id").fetchall()
 
 
-def run(tmp_path: Path, name: str, together: bool) -> tuple[list[list[int]], list[tuple[object, ...]], object]:
+def run(tmp_path: Path, name: str, together: bool, size: int = 1000) -> tuple[list[list[int]], list[tuple[object, ...]],
+                                                                              object]:
     with CrawlState(tmp_path / f"{name}.sqlite") as state:
         crawler = Crawler(START, state, CrawlOptions(max_depth=3, max_query_variants=2, exclude=("/private/",)))
         state.add_url(START, 0)
-        ids = UrlIds(state, crawler._classify)
+        ids = UrlIds(state, crawler._classify, size=size)
         met: list[list[int]] = []
         for n, (depth, links) in enumerate(PAGES):
             urls = list(dict.fromkeys(START.rstrip("/") + u if u.startswith("/") else u for u in links))
@@ -36,7 +38,7 @@ def run(tmp_path: Path, name: str, together: bool) -> tuple[list[list[int]], lis
             if n == 1:
                 state.commit()
                 state.begin()
-                ids = UrlIds(state, crawler._classify)  # an empty LRU: what it held comes from the table now
+                ids = UrlIds(state, crawler._classify, size=size)  # an empty LRU: what it held comes from the table now
         variants = state.db.execute("SELECT path, n FROM query_variants ORDER BY path").fetchall()
         return met, rows(state), variants
 
@@ -61,3 +63,8 @@ def test_ids_follow_single_inserts(tmp_path: Path) -> None:
         assert state.lookup_many(["https://e.com/d", "https://e.com/zz", "https://e.com/a"]) == {
             "https://e.com/d": 4, "https://e.com/a": 1}
         assert state.queued_count() == 4
+
+
+def test_a_page_with_more_new_links_than_the_lru_holds(tmp_path: Path) -> None:
+    # Remembering a page's new links pushes the oldest entries out, the page's own known links among them.
+    assert run(tmp_path, "small", together=True, size=2) == run(tmp_path, "small-single", together=False, size=2)

@@ -24,9 +24,11 @@ class UrlIds:
     """The id of every URL met, inserting it when new. ``classify(url, depth)`` says why a new URL is not
     queued (reason, detail), or None to queue it."""
 
-    def __init__(self, state: CrawlState, classify: Callable[[str, int], tuple[Reason, str] | None]) -> None:
+    def __init__(self, state: CrawlState, classify: Callable[[str, int], tuple[Reason, str] | None], *,
+                 size: int = LRU_SIZE) -> None:
         self.state = state
         self.classify = classify
+        self.size = size
         self._ids: OrderedDict[str, int] = OrderedDict()
 
     def cached(self, url: str) -> int | None:
@@ -34,7 +36,7 @@ class UrlIds:
 
     def remember(self, url: str, url_id: int) -> None:
         self._ids[url] = url_id
-        if len(self._ids) > LRU_SIZE:
+        if len(self._ids) > self.size:
             self._ids.popitem(last=False)
 
     def discover(self, url: str, depth: int) -> int:
@@ -56,11 +58,16 @@ class UrlIds:
     def discover_many(self, urls: Sequence[str], depth: int) -> list[int]:
         """:meth:`discover` of each of ``urls`` (distinct), in order, with one lookup and one insert for all."""
         ids = self._ids
-        found: list[int | None] = [ids.get(u) for u in urls]
-        missing = [u for u, i in zip(urls, found, strict=True) if i is None]
+        found: list[int | None] = []
+        missing: list[str] = []
+        for u in urls:
+            i = ids.get(u)
+            if i is None:
+                missing.append(u)
+            else:
+                ids.move_to_end(u)  # now: remembering the new ones below may push the oldest out
+            found.append(i)
         if not missing:
-            for u in urls:
-                ids.move_to_end(u)
             return found  # type: ignore[return-value]  # no None left
         known = self.state.lookup_many(missing)
         rows: list[tuple[str, int, int, str | None, str | None]] = []
@@ -76,7 +83,5 @@ class UrlIds:
             if i is None:
                 i = known[u]
                 self.remember(u, i)
-            else:
-                ids.move_to_end(u)
             out.append(i)
         return out
