@@ -78,3 +78,19 @@ def test_origin_of_agrees_with_urlsplit() -> None:
             except ValueError:
                 continue
             assert origin_of(url) == expected, url
+
+
+def test_query_variants_past_the_limit_are_not_counted_again() -> None:
+    c = crawler(max_query_variants=2)
+    counted: list[str] = []
+    bump = c.rules._bump
+
+    def counting(path: str) -> int:
+        counted.append(path)
+        return bump(path)
+
+    c.rules._bump = counting
+    verdicts = [c._classify(f"https://www.example.com/cal?d={d}", 1) for d in range(6)]
+    assert [v is None for v in verdicts] == [True, True, False, False, False, False]
+    assert verdicts[5] == (Reason.TRAP, "more than 2 query variants of https://www.example.com/cal")
+    assert len(counted) == 3  # the third variant found the path past the limit; the later ones are not counted
