@@ -56,3 +56,41 @@ def test_bad_options(kw: dict[str, object]) -> None:
 def test_start_url_must_be_http() -> None:
     with pytest.raises(ConfigurationError):
         crawler("ftp://example.com/")
+
+
+def test_origin_of_agrees_with_urlsplit() -> None:
+    # The shortcut for plain URLs gives urlsplit's scheme://netloc (every string of up to four of these pieces).
+    import itertools
+    from urllib.parse import urlsplit
+
+    from sitemapkit.crawl._hosts import origin_of
+
+    def reference(url: str) -> str:
+        p = urlsplit(url)
+        return f"{p.scheme}://{p.netloc}"
+
+    pieces = ["http://", "https://", "HTTP://", "h", "H.org", ":80", "@", "/", "?", "#", "[", "]", "\t", " ", "ä", "//"]
+    for n in range(1, 5):
+        for combo in itertools.product(pieces, repeat=n):
+            url = "".join(combo)
+            try:
+                expected = reference(url)
+            except ValueError:
+                continue
+            assert origin_of(url) == expected, url
+
+
+def test_query_variants_past_the_limit_are_not_counted_again() -> None:
+    c = crawler(max_query_variants=2)
+    counted: list[str] = []
+    bump = c.rules._bump
+
+    def counting(path: str) -> int:
+        counted.append(path)
+        return bump(path)
+
+    c.rules._bump = counting
+    verdicts = [c._classify(f"https://www.example.com/cal?d={d}", 1) for d in range(6)]
+    assert [v is None for v in verdicts] == [True, True, False, False, False, False]
+    assert verdicts[5] == (Reason.TRAP, "more than 2 query variants of https://www.example.com/cal")
+    assert len(counted) == 3  # the third variant found the path past the limit; the later ones are not counted

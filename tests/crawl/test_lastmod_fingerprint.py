@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import itertools
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapkit.crawl import _fingerprint as F
 from sitemapkit.crawl._fingerprint import fingerprint_html, honest_lastmod, normalise_text
 
 
@@ -77,3 +82,67 @@ def test_honest_lastmod_rule() -> None:
     assert honest_lastmod("g", ("f", t1), t2, obs) == t2  # changed and dated later: that date
     assert honest_lastmod("g", ("f", t2), t1, obs) == obs  # changed, stale date: when the change was seen
     assert honest_lastmod("g", ("f", t1), None, obs) == obs
+
+
+def _clean_words_one_by_one(words: list[str]) -> str:
+    """The word pass as first written, a word at a time: the reference for the faster one."""
+    special = {w for w in set(words) if F._needs_look(w)}
+    out: list[str] = []
+    numbers_to_drop = 0
+    previous = ""
+    for word in words:
+        if word not in special:
+            out.append(word)
+            previous = word
+            numbers_to_drop = 0
+            continue
+        key = word.strip(F._PUNCT)
+        if numbers_to_drop and F._numeric(word):
+            numbers_to_drop -= 1
+            continue
+        numbers_to_drop = 0
+        if key in F._MONTHS:
+            numbers_to_drop = 2
+            continue
+        if key in F._WEEKDAYS or key in F._CLOCK_WORDS:
+            if key == "ago" and out and out[-1].strip(F._PUNCT) in F._UNITS:
+                out.pop()
+                if out and out[-1].strip(F._PUNCT) in ("a", "an", "one"):
+                    out.pop()
+            continue
+        if previous in F._COUNTER_WORDS and F._numeric(word):
+            continue
+        if previous in F._BUILD_WORDS and len(key) >= 6 and any(c.isdigit() for c in key) and key.isalnum():
+            continue
+        if len(key) >= 16 and F._is_token(word):
+            continue
+        out.append(word)
+        previous = key
+    return " ".join(out)
+
+
+# Month, plain, number, counter, build id, token, clock and unit words: every sequence of up to four of them.
+_WORDS = ["nov", "text", "24", "2026,", "an", "hour", "ago", "visitors:", "build", "2f9a1c3e", "a8f3kd9s0q1w2e3r4t5y",
+          "pm"]
+
+
+def test_word_pass_agrees_with_the_word_at_a_time_reference() -> None:
+    for n in range(5):
+        for words in itertools.product(_WORDS, repeat=n):
+            assert F._clean_words(list(words)) == _clean_words_one_by_one(list(words)), words
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="aTV_b/.~-?=&#%+:", max_size=24) | st.text(alphabet="ab./?=&#", max_size=12).map(
+    lambda h: h + "&t=123&ref=a8f3kd9s0q1w2e3r4t5y"))
+def test_plain_hrefs_agree_with_the_general_path(href: str) -> None:
+    # The shortcut for plain relative links gives what urlsplit, parse_qsl and urlencode give.
+    plain = F._plain_href(href)
+    if plain is not None:
+        assert plain == F._general_href(href)
+
+
+@pytest.mark.parametrize("href", ["p2.html#comments", "p2.html?utm_source=feed&utm_medium=rss", "p?a", "p?a=b=c",
+                                  "?x=1&v=2#f", "//host/p?x=1", "p?sessionid=abc12&q=1&&", "../p?=1&=", "p?"])
+def test_plain_href_examples(href: str) -> None:
+    assert F._normalise_href(href) == F._general_href(href.strip())

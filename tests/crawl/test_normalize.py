@@ -99,3 +99,36 @@ def test_fast_joiner_agrees_with_urljoin(base: str, href: str) -> None:
     assume(not href.startswith("//") or ("//" not in href[2:] and href[2:3] not in ("", "/", "?", "#")))
     reference = N.normalize(urljoin(base, href))
     assert N.joiner(base)(href) == reference
+
+
+# Every piece a link may hold near the fast path's edges: case, ports (default, leading zero, out of range), user
+# info, dot segments, path parameters, escapes, empty query parts, fragments, white space and control characters.
+plain_or_not = st.builds(
+    lambda scheme, host, port, path, query, frag: f"{scheme}://{host}{port}{path}{query}{frag}",
+    st.sampled_from(["http", "https", "http", "https", "HTTP", "ftp", "Https"]),
+    st.sampled_from(["example.com", "127.0.0.1", "a-b.c", "example.com", "e.com.", "EXAMPLE.com", "-a.b", "a..b",
+                     "u:p@h.org", "bücher.de", "", "[::1]", "h_x.org"]),
+    st.sampled_from(["", "", "", ":8080", ":80", ":443", ":080", ":0", ":65535", ":65536", ":99999", ":", ":8a"]),
+    st.text(alphabet="/ab.~!$&'()*+,:@=", max_size=12).map(lambda p: "/" + p)
+    | st.text(alphabet="/ab.;=%7eE \t", max_size=12).map(lambda p: "/" + p) | st.just("")
+    | st.sampled_from(["/a/./b", "/a/../b", "/.", "/..", "/a/.b", "/a/b/..", "/.well-known/x"]),
+    st.text(alphabet="ab=&?/:_", max_size=12).map(lambda q: "?" + q)
+    | st.text(alphabet="ab=&?%7e_;#utm_sourcefbclid", max_size=16).map(lambda q: "?" + q) | st.just(""),
+    st.sampled_from(["", "#", "#frag", "#a b\n", "#?x=1"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(plain_or_not, st.booleans())
+def test_fast_normalisation_agrees_with_the_general_path(url: str, sort_query: bool) -> None:
+    # The plain-URL shortcut of _normalize gives what the general path (urlsplit, IDNA, escapes) gives.
+    n = UrlNormalizer(sort_query=sort_query)
+    assert n._normalize(url) == n._general(url)
+
+
+@pytest.mark.parametrize("url", [
+    "http://example.com/s1/p2.html", "http://127.0.0.1:18741/s0/p9.html?a=1&utm_source=x", "https://h.org:443/a?",
+    "http://h.org:8080", "http://h.org/a/./b", "http://h.org:65536/", "http://h.org/p#x?y", "http://h.org/a?b?c#d",
+])
+def test_fast_normalisation_examples(url: str) -> None:
+    assert N._normalize(url) == N._general(url)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -61,6 +61,7 @@ from sitemapkit.crawl._decide import (
     parse_http_date,
 )
 from sitemapkit.crawl._fingerprint import honest_lastmod
+from sitemapkit.crawl._frontier import UrlIds
 from sitemapkit.crawl._hosts import HostTable
 from sitemapkit.crawl._html import extract_page, parse_x_robots_tag
 from sitemapkit.crawl._images import is_image, record_images, record_title
@@ -158,7 +159,7 @@ class Crawler:
         self._now = now or (lambda: datetime.now(UTC))
         self.rules = UrlRules(o, self.start_url, state.bump_query_variants)
         self._hosts = HostTable(self.client, o)
-        self._ids: OrderedDict[str, int] = OrderedDict()
+        self._urls = UrlIds(state, self._classify)
         self._buffer: deque[QueuedUrl] = deque()
         self._active = 0
         self._claimed = 0
@@ -179,28 +180,9 @@ class Crawler:
         """Why a newly met URL is not queued, or None to queue it."""
         return self.rules.classify(url, depth)
 
-    # -- frontier --------------------------------------------------------------------------------------------
-    # -- frontier --------------------------------------------------------------------------------------------
-    def _remember(self, url: str, url_id: int) -> None:
-        self._ids[url] = url_id
-        if len(self._ids) > 50_000:
-            self._ids.popitem(last=False)
-
+    # -- frontier (the URLs met: ``_frontier.UrlIds``) ---------------------------------------------------------
     def _discover(self, url: str, depth: int) -> int:
-        """The id of ``url``, inserting it (queued, or excluded with its reason) when met for the first time."""
-        url_id = self._ids.get(url)
-        if url_id is not None:
-            self._ids.move_to_end(url)
-            return url_id
-        url_id = self.state.lookup(url)
-        if url_id is None:
-            verdict = self._classify(url, depth)
-            if verdict is None:
-                url_id = self.state.add_url(url, depth)
-            else:
-                url_id = self.state.add_url(url, depth, state=SKIPPED, reason=verdict[0].value, detail=verdict[1])
-        self._remember(url, url_id)
-        return url_id
+        return self._urls.discover(url, depth)
 
     async def _next(self) -> QueuedUrl | None:
         max_pages = self.options.max_pages
@@ -304,7 +286,7 @@ class Crawler:
                     self.state.set_meta("scope_url", final)
                 self.state.record(item.id, status=resp.status, final_url=final, redirects=resp.redirects,
                                   reason=Reason.REDIRECT.value, detail=f"redirects to {final}")
-                final_id = self._ids.get(final) or self.state.lookup(final)
+                final_id = self._urls.cached(final) or self.state.lookup(final)
                 full = self.options.max_pages is not None and self._claimed >= self.options.max_pages  # counts too
                 if final_id is None:
                     verdict = self._classify(final, depth)
@@ -313,7 +295,7 @@ class Crawler:
                                            detail=verdict[1])
                         return
                     final_id = self.state.add_url(final, depth, state=QUEUED if full else IN_FLIGHT)
-                    self._remember(final, final_id)
+                    self._urls.remember(final, final_id)
                     if full:  # past --max-pages: queued for a resume
                         return
                 elif full or not self.state.claim_one(final_id):
@@ -348,7 +330,7 @@ class Crawler:
                 if link is not None and link != url:
                     targets[link] = None
             if targets:
-                self.state.add_links(url_id, [self._discover(link, depth + 1) for link in targets])
+                self.state.add_links(url_id, self._urls.discover_many(list(targets), depth + 1))
         shown: dict[str, None] = {}
         if info.images:  # checked like links (scope, robots, traps), at the page's depth: they belong to it
             shown = {img: None for img in map(join, info.images) if img is not None}

@@ -88,6 +88,7 @@ class UrlRules:
         self.options = options
         self.start_url = start_url
         self._bump = bump_query_variants
+        self._past_limit: set[str] = set()  # paths with more query variants than the limit
         self._include = [re.compile(p) for p in options.include]
         self._exclude = [re.compile(p) for p in options.exclude]
         self.set_scope(start_url)
@@ -123,14 +124,17 @@ class UrlRules:
         if depth > o.max_depth:
             return Reason.TRAP, f"deeper than --max-depth {o.max_depth}"
         path, _, query = url.partition("?")
-        segments = [s for s in urlsplit(path).path.split("/") if s]
+        # Each segment follows a "/" after the host: with no more of those than the limit, no segment repeats more.
+        few = path.startswith(("http://", "https://")) and path.count("/") - 2 <= o.max_repeated_segments
+        segments = [] if few else [s for s in urlsplit(path).path.split("/") if s]
         if len(segments) > o.max_repeated_segments:
             counts: dict[str, int] = {}
             for s in segments:
                 counts[s] = counts.get(s, 0) + 1
                 if counts[s] > o.max_repeated_segments:
                     return Reason.TRAP, f"path segment {s!r} repeated more than {o.max_repeated_segments} times"
-        if query and self._bump(path) > o.max_query_variants:
+        if query and (path in self._past_limit or self._bump(path) > o.max_query_variants):
+            self._past_limit.add(path)  # counting it further changes nothing: every variant from now on is a trap
             return Reason.TRAP, f"more than {o.max_query_variants} query variants of {path}"
         return None
 

@@ -28,6 +28,7 @@ starts with a digit and one pass over the distinct words (about 1 ms for 17 kB o
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from datetime import UTC, datetime
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -119,12 +120,14 @@ def _clean_words(words: list[str]) -> str:
     out: list[str] = []
     numbers_to_drop = 0
     previous = ""
-    for word in words:
-        if word not in special:  # the common case: a plain word
-            out.append(word)
-            previous = word
+    copied = 0  # words[:copied] are decided; the plain ones between two special words are copied in one slice
+    for i in itertools.compress(range(len(words)), map(special.__contains__, words)):
+        if i > copied:  # plain words: kept, and the last one is the previous word
+            out += words[copied:i]
+            previous = words[i - 1]
             numbers_to_drop = 0
-            continue
+        copied = i + 1
+        word = words[i]
         key = word.strip(_PUNCT)
         if numbers_to_drop and _numeric(word):
             numbers_to_drop -= 1
@@ -147,6 +150,7 @@ def _clean_words(words: list[str]) -> str:
             continue
         out.append(word)
         previous = key
+    out += words[copied:]
     return " ".join(out)
 
 
@@ -167,20 +171,51 @@ def normalise_text(text: str) -> str:
     return _clean_words(_DIGIT_LED.sub(" ", text.lower()).split())
 
 
+# A relative href whose query urlsplit, parse_qsl and urlencode would give back as it is, but for the pairs they
+# drop (no escapes, no "+", no second "=" in a pair, nothing before the path that could be a scheme or a host).
+_PLAIN_HREF = re.compile(r"(?!//)[A-Za-z0-9_.~/-]*(?:\?[A-Za-z0-9_.~=&-]*)?")
+
+
+def _plain_href(href: str) -> str | None:
+    """:func:`_normalise_href` of a plain relative href (see ``_PLAIN_HREF``), else None."""
+    head = href.partition("#")[0]
+    if _PLAIN_HREF.fullmatch(head) is None:
+        return None
+    path, _, query = head.partition("?")
+    if not query:
+        return path
+    kept: list[str] = []
+    for pair in query.split("&"):
+        if not pair:
+            continue
+        name, _, value = pair.partition("=")
+        if "=" in value:
+            return None
+        if name.lower() not in _VOLATILE_PARAMS and not _is_token(value):
+            kept.append(f"{name}={value}")
+    return f"{path}?{'&'.join(kept)}" if kept else path
+
+
 def _normalise_href(href: str) -> str:
+    """A link target as the fingerprint hashes it: no fragment, no volatile query parameters."""
     href = href.strip()
     if "?" in href or "#" in href:
-        try:
-            parts = urlsplit(href)
-        except ValueError:
-            return href
-        query = parts.query
-        if query:
-            kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True)
-                    if k.lower() not in _VOLATILE_PARAMS and not _is_token(v)]
-            query = urlencode(kept)
-        href = urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
+        plain = _plain_href(href)
+        return plain if plain is not None else _general_href(href)
     return href
+
+
+def _general_href(href: str) -> str:
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return href
+    query = parts.query
+    if query:
+        kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True)
+                if k.lower() not in _VOLATILE_PARAMS and not _is_token(v)]
+        query = urlencode(kept)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
 
 
 def _region(tree: LexborHTMLParser) -> object | None:

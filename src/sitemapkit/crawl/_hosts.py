@@ -9,6 +9,7 @@ could not be reached instead of calling it a robots exclusion.
 from __future__ import annotations
 
 import asyncio
+import re
 from urllib.parse import urlsplit
 
 from sitemapkit.core import FetchError
@@ -21,8 +22,17 @@ __all__ = ["HostRules", "HostTable", "origin_of"]
 ROBOTS_MAX_BYTES = 512 * 1024
 
 
+# The origin of a plain URL, as urlsplit would read it (it lowers the scheme, strips and drops tabs and newlines, and
+# checks brackets and non-ASCII hosts: none of those here).
+_PLAIN_ORIGIN = re.compile(r"https?://[^/?#\[\]\t\r\n]*+(?=[/?#]|\Z)")
+
+
 def origin_of(url: str) -> str:
     """``scheme://host[:port]`` of ``url``."""
+    if url.isascii() and "\t" not in url and "\n" not in url and "\r" not in url:
+        m = _PLAIN_ORIGIN.match(url)
+        if m is not None:
+            return m.group()
     p = urlsplit(url)
     return f"{p.scheme}://{p.netloc}"
 

@@ -66,6 +66,16 @@ _PCT = re.compile(r"%([0-9A-Fa-f]{2})")
 _STRIP_INSIDE = re.compile(r"[\t\n\r]")
 _CRAWLABLE_SCHEMES = ("http", "https")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+# A URL (its fragment cut off) that the general path would only rebuild as it is, but for its port and its query:
+# lower-case scheme and host (no trailing dot), a port without leading zeros, and a path and query of characters
+# that are never escaped, with no "%" (escapes are made canonical), no ";" (path parameters) and, checked apart, no
+# "/." (dot segments). Most links are like this; tests/crawl/test_normalize.py pins both paths to one answer.
+_PLAIN = re.compile(r"(https?)://([a-z0-9](?:[a-z0-9.\-]*[a-z0-9])?)(?::([1-9][0-9]{0,4}))?"
+                    r"(/[A-Za-z0-9\-._~!$&'()*+,=:@/]*)?(?:\?([A-Za-z0-9\-._~!$&'()*+,=:@/?]*))?")
+
+
+def _unescape(m: re.Match[str]) -> str:
+    return chr(int(m.group(1), 16))
 
 
 def _fix_escape(m: re.Match[str]) -> str:
@@ -173,6 +183,8 @@ class UrlNormalizer:
                 if low.startswith(("http://", "https://")):
                     return cached(href)
                 return None if _SCHEME.match(href) else cached(directory + href)
+            if href.startswith("./"):  # the same page as without it ("dir/./p" is "dir/p"): one cache entry for both
+                return cached(directory + href[2:])
             return cached(directory + href)
 
         return resolve
@@ -186,7 +198,9 @@ class UrlNormalizer:
             if not p:
                 continue
             name = p.split("=", 1)[0]
-            if self.is_stripped(_PCT.sub(lambda m: chr(int(m.group(1), 16)), name)):
+            if "%" in name:
+                name = _PCT.sub(_unescape, name)
+            if self.is_stripped(name):
                 continue
             kept.append(p)
         if self.sort_query:
@@ -208,6 +222,21 @@ class UrlNormalizer:
         return path or "/"
 
     def _normalize(self, url: str) -> str | None:
+        m = _PLAIN.fullmatch(url.partition("#")[0])
+        if m is not None:
+            scheme, host, port, path, query = m.groups()
+            if path is None or "/." not in path:
+                if port is not None:
+                    if int(port) > 65535:
+                        return None  # as urlsplit's port check: not a URL
+                    if ":" + port == _DEFAULT_PORTS[scheme]:
+                        port = None
+                netloc = host if port is None else f"{host}:{port}"
+                query = self._query(query) if query else ""
+                return f"{scheme}://{netloc}{path or '/'}" + (f"?{query}" if query else "")
+        return self._general(url)
+
+    def _general(self, url: str) -> str | None:
         try:
             parts = urlsplit(url.strip())
             scheme = parts.scheme.lower()

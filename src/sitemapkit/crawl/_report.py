@@ -107,9 +107,10 @@ def _excluded_item(row: UrlRow) -> dict[str, Any]:
 def _write_list(fh: IO[str], key: str, items: Iterator[dict[str, Any]]) -> None:
     fh.write(f',\n  "{key}": [')
     first = True
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(item, ensure_ascii=False), one encoder for all
     for item in items:
         fh.write("\n    " if first else ",\n    ")
-        fh.write(json.dumps(item, ensure_ascii=False))
+        fh.write(encode(item))
         first = False
     fh.write("\n  ]" if not first else "]")
 

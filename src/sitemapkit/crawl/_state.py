@@ -157,6 +157,8 @@ class CrawlState:
         self._queued: int | None = None
         self._lock: ProcessLock | None = None
         self._indexed = False  # link_rows_dst built in this process (see _dst_index)
+        self._next_id: int | None = None  # the id add_urls gives next (None: ask the table)
+        self._history: bool | None = None  # whether the history table has rows (None: not asked yet)
         if self.path not in ("", ":memory:"):
             self._lock = ProcessLock(self.path + ".lock")
             try:
@@ -212,6 +214,7 @@ class CrawlState:
             self._in_tx = True
 
     def commit(self) -> None:
+        self._next_id = None  # read again after each transaction (one that failed may have taken its rows back)
         if self._in_tx:
             self._in_tx = False
             self.db.end()  # no COMMIT when SQLite rolled the transaction back itself (a full disk)
@@ -259,6 +262,7 @@ class CrawlState:
                 "INSERT OR REPLACE INTO history(url, fingerprint, lastmod) "
                 "SELECT url, fingerprint, lastmod FROM urls WHERE state = 2 AND fingerprint IS NOT NULL"
             )
+        self._history = None
         for table in ("urls", "link_rows", "hreflang", "query_variants", "image_uses", "titles"):
             self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
         self.db.execute(_NO_DST_INDEX)  # appended while crawling; the index comes with the report
@@ -285,6 +289,16 @@ class CrawlState:
         row = self.db.execute("SELECT id FROM urls WHERE url = ?", (url,)).fetchone()
         return None if row is None else int(row[0])
 
+    def lookup_many(self, urls: Sequence[str]) -> dict[str, int]:
+        """The ids of those of ``urls`` that have a row, by URL (one query per 500 URLs)."""
+        found: dict[str, int] = {}
+        for start in range(0, len(urls), 500):
+            chunk = urls[start:start + 500]
+            found.update(self.db.execute(
+                f"SELECT url, id FROM urls WHERE url IN ({','.join('?' * len(chunk))})", chunk  # noqa: S608
+            ).fetchall())
+        return found
+
     def add_url(self, url: str, depth: int, *, state: int = QUEUED, reason: str | None = None,
                 detail: str | None = None) -> int:
         """Insert a URL met for the first time; returns its id."""
@@ -295,7 +309,22 @@ class CrawlState:
         assert cur.lastrowid is not None
         if state == QUEUED and self._queued is not None:
             self._queued += 1
+        self._next_id = cur.lastrowid + 1
         return cur.lastrowid
+
+    def add_urls(self, rows: Sequence[tuple[str, int, int, str | None, str | None]]) -> list[int]:
+        """Insert URLs met for the first time, ``(url, depth, state, reason, detail)`` each, in one statement;
+        returns their ids. They are the ids :meth:`add_url` one at a time gives (one more than the largest so far:
+        SQLite's own choice for a table whose rowids were never at the maximum)."""
+        if self._next_id is None:
+            self._next_id = int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM urls").fetchone()[0])
+        first = self._next_id
+        self.db.executemany("INSERT INTO urls(id, url, depth, state, reason, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                            [(first + k, *row) for k, row in enumerate(rows)])
+        self._next_id = first + len(rows)
+        if self._queued is not None:
+            self._queued += sum(1 for r in rows if r[2] == QUEUED)
+        return list(range(first, first + len(rows)))
 
     def add_links(self, src: int, dsts: Sequence[int]) -> None:
         """Page ``src`` links to ``dsts`` (a pair met twice, e.g. after a resume, counts once as a referrer)."""
@@ -384,6 +413,10 @@ class CrawlState:
     def previous_page(self, url: str) -> tuple[str | None, str | None] | None:
         """(fingerprint, lastmod) an earlier crawl recorded for ``url``; None when no crawl with this state file
         has fetched it (first sight)."""
+        if self._history is None:  # only start_new writes the history: a first crawl asks the table once
+            self._history = self.db.execute("SELECT 1 FROM history LIMIT 1").fetchone() is not None
+        if not self._history:
+            return None
         row = self.db.execute("SELECT fingerprint, lastmod FROM history WHERE url = ?", (url,)).fetchone()
         return None if row is None else (row[0], row[1])
 

@@ -230,10 +230,16 @@ async def read_body(response: TransportResponse, headers: Mapping[str, str], *, 
         refuse_oversized(headers, url=url, budget=budget)
     decoder = BodyDecoder(headers, url=url, budget=budget, truncate=truncate)
     parts: list[bytes] = []
-    async for chunk in stalling(response.iter_chunks(), stall, url):
-        parts.extend(decoder.feed(chunk))
-        if decoder.done:
-            break
+    arrived = getattr(response, "arrived", None)  # a transport may hand over a body that is all there already
+    whole = arrived() if arrived is not None else None
+    if whole is not None:
+        if whole:
+            parts.extend(decoder.feed(whole))
+    else:
+        async for chunk in stalling(response.iter_chunks(), stall, url):
+            parts.extend(decoder.feed(chunk))
+            if decoder.done:
+                break
     if as_parts and not truncate:
         return DecodedBody(b"", decoder.wire, decoder.cut, tuple(parts))
     body = b"".join(parts)

@@ -156,6 +156,14 @@ class _AiohttpResponse:
         except (aiohttp.ClientError, OSError) as exc:
             raise TransportError(f"connection broken while reading the body: {exc}", url=self._url) from None
 
+    def arrived(self) -> bytes | None:
+        """The whole body when all of it has arrived already, taken without waiting (a small page comes with its
+        headers): what :meth:`iter_chunks` would give in its one chunk. None otherwise: read :meth:`iter_chunks`."""
+        content = self._resp.content
+        if content.is_eof() and content.exception() is None and content.total_bytes <= CHUNK:
+            return content.read_nowait()
+        return None
+
     async def aclose(self) -> None:
         self._resp.release()
 
