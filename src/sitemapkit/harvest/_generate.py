@@ -33,6 +33,7 @@ from sitemapkit.core import (
     UrlEntry,
     redact_credentials,
 )
+from sitemapkit.harvest._cluster import local_cluster
 from sitemapkit.harvest._schema import entry_from_row
 from sitemapkit.read import open_bytes
 from sitemapkit.write import (
@@ -201,8 +202,8 @@ def _run(tasks: list[tuple[list[str], tuple[int, int] | None, PartitionSpec]], c
     if scheduler is not None:
         client = dist.Client(scheduler, timeout="30s")
     else:
-        cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        cluster = local_cluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                dashboard_address=None, silence_logs=logging.ERROR)
         client = dist.Client(cluster)
     try:
         futures = [client.submit(_write_partition, files, route, spec, cfg, pure=False)

@@ -33,6 +33,7 @@ from sitemapkit.core import (
     url_argument_problem,
 )
 from sitemapkit.fetch import FetchSettings
+from sitemapkit.harvest._cluster import local_cluster
 from sitemapkit.harvest._host import HostJob, HostSettings, harvest_host, host_key, read_done, remove_leftovers
 from sitemapkit.harvest._schema import host_schema
 
@@ -161,9 +162,9 @@ def _client(options: HarvestOptions) -> tuple[Any, Any]:
     dist: Any = distributed  # untyped: called through Any
     if options.scheduler is not None:
         return dist.Client(options.scheduler, timeout="30s"), None
-    cluster = dist.LocalCluster(n_workers=options.workers, threads_per_worker=options.threads,
-                           processes=options.processes, dashboard_address=options.dashboard,
-                           silence_logs=logging.ERROR)
+    cluster = local_cluster(n_workers=options.workers, threads_per_worker=options.threads,
+                            processes=options.processes, dashboard_address=options.dashboard,
+                            silence_logs=logging.ERROR)
     return dist.Client(cluster), cluster
 
 
