@@ -89,9 +89,12 @@ def _first_seen(entries: Sequence[UrlEntry], seen: SeenSet) -> list[UrlEntry]:
     return [entry for entry in entries if not add(entry.loc)]
 
 
-def _first_seen_locs(locs: Sequence[str], seen: SeenSet) -> list[str]:
-    add = seen.add
-    return [loc for loc in locs if not add(loc)]
+def _write_new_locs(out: EntryWriter, locs: Sequence[str], seen: SeenSet | None) -> None:
+    """Text output of plain locs read in bulk, those already in ``seen`` left out (and the new ones added)."""
+    if seen is not None:
+        add = seen.add
+        locs = [loc for loc in locs if not add(loc)]
+    out.write_locs(locs)
 
 
 def list_source(source: str, out: EntryWriter, *, on_problem: Callable[[Problem], None], follow: bool = True,
@@ -113,12 +116,12 @@ def list_source(source: str, out: EntryWriter, *, on_problem: Callable[[Problem]
                                   batches=True, file_batches=True, loc_runs=out.fmt == "text"):
             if isinstance(event, LocRun):
                 counts.urls += len(event.locs)
-                out.write_locs(_first_seen_locs(event.locs, seen) if seen is not None else event.locs)
+                _write_new_locs(out, event.locs, seen)
                 continue
             if isinstance(event, EntryBatch):
                 if event.locs:  # a fetched sitemap's plain entries, by their locs (text only)
                     counts.urls += len(event.locs)
-                    out.write_locs(_first_seen_locs(event.locs, seen) if seen is not None else event.locs)
+                    _write_new_locs(out, event.locs, seen)
                 counts.urls += len(event.entries)
                 entries = _first_seen(event.entries, seen) if seen is not None else event.entries
                 # a file's runs are named by the file ("<stdin>" for -), as single events

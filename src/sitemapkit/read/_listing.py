@@ -59,8 +59,7 @@ class EntryWriter:
             locs = [item.loc for item in items]
             joined = "".join(locs)
             if escape_controls(joined) == joined:  # no loc needs escaping (the usual case): one join
-                if locs:
-                    self.stream.write("\n".join(locs) + "\n")
+                self.write_locs(locs)
                 return
         for item in items:
             self._add(item, source)
