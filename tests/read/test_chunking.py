@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sitemapkit import Problem, SitemapParser
 from sitemapkit.read import Event
 from tests.support.corpus import CORPUS, corpus_params, needs_corpus
+from tests.support.pieces import feed_in_pieces
 
 EDGE = CORPUS / "edge-cases"
 PEER = CORPUS / "peer-fixtures"
@@ -29,16 +30,7 @@ DOCS = [
 
 
 def _run(data: bytes, cuts: list[int], *, positions: bool = True) -> list[Event]:
-    parser = SitemapParser("doc", positions=positions)
-    events: list[Event] = []
-    start = 0
-    for cut in sorted(set(cuts)):
-        if 0 < cut < len(data):
-            events.extend(parser.feed(data[start:cut]))
-            start = cut
-    events.extend(parser.feed(data[start:]))
-    events.extend(parser.close())
-    return events
+    return feed_in_pieces(SitemapParser("doc", positions=positions), data, cuts, [])
 
 
 @pytest.mark.parametrize("path", corpus_params(DOCS, ids=lambda p: p.name))

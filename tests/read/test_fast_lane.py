@@ -19,6 +19,7 @@ from sitemapkit.read import Event, LocRun
 from sitemapkit.read import _lane as _read_fast
 from sitemapkit.read._xml import XmlEngine
 from tests.support.corpus import CORPUS, corpus_params
+from tests.support.pieces import feed_in_pieces
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -31,14 +32,8 @@ def _read(data: bytes, cuts: list[int], *, fast: bool, strict: bool = False, pos
         parser = SitemapParser("doc", strict=strict, positions=positions, loc_runs=loc_runs)
         events: list[Event] = []
         error = None
-        start = 0
         try:
-            for cut in sorted(set(cuts)):
-                if 0 < cut < len(data):
-                    events.extend(parser.feed(data[start:cut]))
-                    start = cut
-            events.extend(parser.feed(data[start:]))
-            events.extend(parser.close())
+            feed_in_pieces(parser, data, cuts, events)
         except ParseError as exc:
             events.extend(exc.events)  # type: ignore[arg-type]
             error = repr(exc.problem)

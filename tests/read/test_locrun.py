@@ -21,6 +21,7 @@ from sitemapkit.cli import cli as main
 from sitemapkit.fetch import EntryBatch, open_sources
 from sitemapkit.read import Event, LocRun
 from sitemapkit.read import _lane as lane
+from tests.support.pieces import feed_in_pieces
 from tests.support.server import LocalServer
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -85,15 +86,7 @@ def _doc(blocks: list[str]) -> bytes:
 
 
 def _read(data: bytes, cuts: list[int], *, loc_runs: bool, strict: bool = False) -> tuple[list[Event], int]:
-    parser = SitemapParser("doc", strict=strict, loc_runs=loc_runs)
-    events: list[Event] = []
-    start = 0
-    for cut in sorted(set(cuts)):
-        if 0 < cut < len(data):
-            events.extend(parser.feed(data[start:cut]))
-            start = cut
-    events.extend(parser.feed(data[start:]))
-    events.extend(parser.close())
+    events = feed_in_pieces(SitemapParser("doc", strict=strict, loc_runs=loc_runs), data, cuts, [])
     runs = sum(isinstance(ev, LocRun) for ev in events)
     return [e for ev in events for e in (ev.entries() if isinstance(ev, LocRun) else (ev,))], runs
 
