@@ -71,6 +71,17 @@ ODD = [
     "<url><loc>https://shop.example.com/q&quot;x</loc></url>\n",
     "<url><loc>https://shop.example.com/a&amp;apos;b</loc></url>\n",
     "<url><loc>ftp://shop.example.com/f</loc></url>\n",
+    "<url><loc>https://shop.example.com/pct%zz</loc></url>\n",  # "%" that starts no escape (fixed there)
+    "<url><loc>https://shop.example.com/pct%4</loc></url>\n",
+    "<url><loc>https://shop.example.com/pct%</loc></url>\n",
+    "<url><loc>https://shop.example.com/pct%%41</loc></url>\n",
+    "<url><loc>https://shop.example.com/a b</loc></url>\n",  # characters no URI holds, escaped there
+    "<url><loc>https://shop.example.com/a\"b{c}|d^e`f\\g</loc></url>\n",
+    "<url><loc>https://shop.example.com/a>b</loc></url>\n",
+    "<url><loc>https://shop.example.com/t\tab</loc></url>\n",
+    "<url><loc>https://shop.example.com:8080/port?x=%41%c3%a4</loc></url>\n",  # taken in bulk
+    "<url><loc>https://shop.example.com:123456/port</loc></url>\n",  # no such port
+    "<url><loc>https://-shop.example.com/host</loc></url>\n",
     "<url>\n  <loc>https://shop.example.com/nl</loc>\n  <lastmod>2025-01-01</lastmod>\n</url>\n",
     "<!-- a comment between blocks -->\n",
     '<url><loc>https://shop.example.com/img</loc><image:image><image:loc>https://shop.example.com/i.jpg'
