@@ -65,14 +65,19 @@ class _AmpRepair:
     def __init__(self, first_line: int) -> None:
         self._carry = b""
         self._in_cdata = False
-        self._line = first_line
+        self._line = first_line  # the line of the first byte of the stream
         self.count = 0
         self.first_line: int | None = None
 
     def first_line_of_stream(self, line: int) -> None:
         self._line = line
 
-    def repair(self, data: bytes, *, final: bool) -> bytes:
+    def repair(self, data: bytes, *, final: bool, fed_line: int) -> bytes:
+        """``data`` with its bare "&"s escaped, but for a tail held back until the next call (or ``final``).
+        ``fed_line``: the stream's line after everything this repair returned before, counted from 1 (the stream
+        counts line feeds as it feeds the bytes on, so the repair does not count them again: it needs a line only
+        for its first repair)."""
+        line = self._line + fed_line - 1  # the line of data[0]: the held tail was not returned yet
         if self._carry:
             data = self._carry + data
             self._carry = b""
@@ -81,10 +86,12 @@ class _AmpRepair:
         if cut <= 0:
             self._carry = data
             return b""
-        if not self._in_cdata and data.find(b"&", 0, cut) < 0 and _CDATA_OPEN not in data:
-            self._carry = data[cut:]
-            self._line += data.count(b"\n", 0, cut)
-            return data[:cut]
+        if not self._in_cdata and _CDATA_OPEN not in data:
+            amps = data.count(b"&", 0, cut)
+            # "&amp;" only (the usual case of a machine-written query string): nothing to repair
+            if not amps or amps == data.count(b"&amp;", 0, cut):
+                self._carry = data[cut:]
+                return data[:cut]
         out: list[bytes] = []
         i = 0
         while i < cut:
@@ -110,7 +117,7 @@ class _AmpRepair:
                 out.append(b"&amp;")
                 self.count += 1
                 if self.first_line is None:
-                    self.first_line = self._line + data.count(b"\n", 0, at)
+                    self.first_line = line + data.count(b"\n", 0, at)
                 pos = at + 1
             out.append(data[pos:seg_end])
             i = seg_end
@@ -119,7 +126,6 @@ class _AmpRepair:
                 i = start + len(_CDATA_OPEN)
                 self._in_cdata = True
         self._carry = data[i:]
-        self._line += data.count(b"\n", 0, i)
         return b"".join(out)
 
 
@@ -237,7 +243,7 @@ class XmlStream:
                     self._amp.first_line_of_stream(1 + self._line_offset)
                 self.o.problem(C.WHITESPACE_BEFORE_DECLARATION, None, 1, 1)
         if self._amp is not None:
-            data = self._amp.repair(data, final=False)
+            data = self._amp.repair(data, final=False, fed_line=self._lines_fed)
         if data:
             self._push(data)
 
@@ -351,7 +357,7 @@ class XmlStream:
             return
         amp = self._amp
         if amp is not None:
-            tail = amp.repair(b"", final=True)
+            tail = amp.repair(b"", final=True, fed_line=self._lines_fed)
             if tail:
                 self._push(tail)
         self._fast_finish()
