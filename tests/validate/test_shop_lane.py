@@ -231,12 +231,14 @@ def test_the_lanes_line_count_is_the_buffers(monkeypatch: pytest.MonkeyPatch) ->
     real = _read_lane.CanonicalLane._advance
     told = [0]
 
-    def checking(self: _read_lane.CanonicalLane, text: str, pos: int) -> None:
+    def checking(self: _read_lane.CanonicalLane, text: str, pos: int, text_nl: int | None = None) -> int | None:
         known = self._nl_at
         if known is not None:
             assert known == (pos, text.count("\n", 0, pos))
             told[0] += 1
-        real(self, text, pos)
+        if text_nl is not None:  # the stream's own count of the buffer, when it gave one
+            assert text_nl == text.count("\n")
+        return real(self, text, pos, text_nl)
 
     expected = _element_path(data, monkeypatch)
     with monkeypatch.context() as m:

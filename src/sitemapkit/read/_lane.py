@@ -166,8 +166,8 @@ class CanonicalLane:
     prolog (``_start``) and how it takes over (``_handover``). Used by the reader (:class:`FastUrlset`) and by the
     validator (``sitemapkit.validate._lane``)."""
 
-    __slots__ = ("_base_nl", "_block", "_buf", "_col", "_head", "_head_col", "_head_nl", "_items", "_nl_at", "_state",
-                 "off")
+    __slots__ = ("_base_nl", "_block", "_buf", "_buf_nl", "_col", "_head", "_head_col", "_head_nl", "_items", "_nl_at",
+                 "_state", "off")
 
     #: Blocks must be followed by markup (the validator: text after a block belongs to it for the XSD).
     _TAILED = False
@@ -177,6 +177,7 @@ class CanonicalLane:
     def __init__(self) -> None:
         self._state = _UNDECIDED
         self._buf = b""
+        self._buf_nl: int | None = 0  # line feeds in _buf, when known
         self._base_nl = 0  # line feeds in the stream before _buf[0]
         # (pos, line feeds in the scanned text before pos) when _consume counted them already, else None
         self._nl_at: tuple[int, int] | None = None
@@ -188,16 +189,20 @@ class CanonicalLane:
         self._items: RunSplitter | None = None
         self.off = False
 
-    def feed(self, data: bytes) -> bytes:
+    def feed(self, data: bytes, nl: int | None = None) -> bytes:
+        """``nl``: the line feeds in ``data`` when the caller counted them (then the lane does not count again)."""
         buf = self._buf + data if self._buf else data
+        buf_nl = None if nl is None or self._buf_nl is None else self._buf_nl + nl
         self._buf = b""
         if self._state == _UNDECIDED:
+            buf_nl = None
             m = _PROLOG.match(buf, 0, _MAX_PROLOG)
             if m is None:
                 if len(buf) >= _MAX_PROLOG or _prolog_settled(buf):
                     self.off = True  # decided: not a prolog this lane reads
                     return buf
                 self._buf = buf
+                self._buf_nl = None  # (the prolog is still arriving: counted when the lane starts)
                 return b""
             end = m.end()
             head = self._head = buf[:end]
@@ -212,7 +217,7 @@ class CanonicalLane:
             if self._decline():
                 self.off = True  # lxml reads it all, from right after the head it already has
                 return buf
-        return self._scan(buf, final=False)
+        return self._scan(buf, final=False, buf_nl=buf_nl)
 
     def finish_early(self, data: bytes) -> bytes:
         """Stop here: ``data`` and whatever is held go to lxml (with the hand-over shift when the lane was on)."""
@@ -249,7 +254,7 @@ class CanonicalLane:
         raise NotImplementedError
 
     # --- scanning ---------------------------------------------------------------------------------------------
-    def _scan(self, buf: bytes, *, final: bool) -> bytes:
+    def _scan(self, buf: bytes, *, final: bool, buf_nl: int | None = None) -> bytes:
         text = buf.decode("latin-1")  # one character per byte: positions are byte offsets
         start = gap_end(text) if self._EXTENDED else len(text) - len(text.lstrip(_WS))
         pos = self._consume(text, start, buf)
@@ -264,17 +269,27 @@ class CanonicalLane:
             or (self._EXTENDED and (("-->" not in rest and rest.startswith("<!--") and len(rest) < _MAX_BLOCK)
                                     or "<!--".startswith(rest)))
         ):
-            self._advance(text, pos)
+            rest_nl = self._advance(text, pos, buf_nl)
+            self._buf_nl = text.count("\n", pos) if rest_nl is None else rest_nl  # (the held tail: small)
             self._buf = buf[pos:]
             return b""
-        self._advance(text, pos)
+        self._advance(text, pos, buf_nl)
         self.off = True
         return self._handover(self._base_nl - self._head_nl, buf[pos:])
 
-    def _advance(self, text: str, pos: int) -> None:
+    def _advance(self, text: str, pos: int, text_nl: int | None = None) -> int | None:
+        """Move past ``text[:pos]`` (``text_nl``: the line feeds in all of ``text``, when known); the line feeds in
+        ``text[pos:]`` when they were counted (the tail held for the next chunk), else None."""
         # Columns count characters, as libxml2 does: a UTF-8 continuation byte (0x80-0xBF) adds none.
         known, self._nl_at = self._nl_at, None
-        nl = known[1] if known is not None and known[0] == pos else text.count("\n", 0, pos)
+        rest_nl = None
+        if known is not None and known[0] == pos:
+            nl = known[1]
+        elif text_nl is not None:
+            rest_nl = text.count("\n", pos)  # the tail: usually one block or less
+            nl = text_nl - rest_nl
+        else:
+            nl = text.count("\n", 0, pos)
         ascii_text = text.isascii()
         if nl:
             self._base_nl += nl
@@ -282,6 +297,7 @@ class CanonicalLane:
             self._col = pos - start - (0 if ascii_text else len(_CONTINUATION(text, start, pos)))
         else:
             self._col += pos - (0 if ascii_text else len(_CONTINUATION(text, 0, pos)))
+        return rest_nl
 
     def _line_at_buf_start(self) -> int:
         """Document line of the first byte of the buffer being scanned (1-based, counted from the head)."""

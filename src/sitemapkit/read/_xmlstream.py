@@ -248,7 +248,8 @@ class XmlStream:
             self._push(data)
 
     def _push(self, data: bytes) -> None:
-        self._lines_fed += data.count(b"\n")
+        nl = data.count(b"\n")
+        self._lines_fed += nl
         fast = self._fast
         if fast is not None and self._amp is not None and self._amp.count:
             # A bare & was repaired: lxml reads the rest as it comes (the lane holds bytes back, which would
@@ -259,7 +260,7 @@ class XmlStream:
         if fast is not None:
             # Canonical <url> blocks are read from the bytes (_lane); lxml gets the prolog at once and the
             # rest of the document from the first block that is not canonical.
-            data = fast.feed(data)
+            data = fast.feed(data, nl)
             if fast.off:
                 self._fast = None
             if not data or self._dead:
