@@ -105,13 +105,15 @@ def take_run(text: str, seen: set[int], tracking_limit: int) -> LocRun | None:
     locs = joined.split("<")
     if max(map(len, locs)) > MAX_LOC_LENGTH:
         return None
-    hashes = set(map(hash, locs))
+    hashes = list(map(hash, locs))
     before = len(seen)
-    if before >= tracking_limit:
-        if not seen.isdisjoint(hashes):
-            return None
-    elif len(hashes) != len(locs) or before + len(hashes) > tracking_limit or not seen.isdisjoint(hashes):
+    if not seen.isdisjoint(hashes):
         return None
-    else:
-        seen |= hashes
+    if before < tracking_limit:
+        if before + len(hashes) > tracking_limit:
+            return None
+        seen.update(hashes)
+        if len(seen) != before + len(hashes):  # a loc repeated inside the run: none of these was seen before
+            seen.difference_update(hashes)
+            return None
     return LocRun(locs, text)
