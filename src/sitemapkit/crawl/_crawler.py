@@ -43,15 +43,13 @@ from sitemapkit.core import (
     ConfigurationError,
     FetchError,
     LastMod,
-    Severity,
     TooManyRedirectsError,
     bare_host_url,
-    define_code,
-    describe_causes,
     is_absolute_http_url,
     redact_credentials,
     url_argument_problem,
 )
+from sitemapkit.crawl._codes import SM701
 from sitemapkit.crawl._decide import (
     Reason,
     UrlRules,
@@ -97,13 +95,6 @@ COMMIT_BATCH = 16
 
 #: The name the tests of the date rules know (see :func:`sitemapkit.crawl._decide.parse_http_date`).
 _parse_http_date = parse_http_date
-
-
-SM701 = define_code("SM701", Severity.WARNING, "crawled page could not be written to the sitemap",
-                     "The page's URL (or an image URL on it) breaks the protocol, e.g. longer than 2,048 characters "
-                     "once encoded; shorten it or exclude it with --exclude.", area="crawl")
-describe_causes({"SM701": "An indexable page's URL, or an image URL on it, cannot be written to a sitemap (too "
-                          "long once encoded, or otherwise against the protocol)."})
 
 
 @dataclass
