@@ -1,6 +1,5 @@
 """Names imported on first use: package faces (PEP 562), for the top level, ``sitemapkit.fetch`` and
-``sitemapkit.crawl``, and the
-``sitemapkit`` command group's commands.
+``sitemapkit.crawl``, and the ``sitemapkit`` command group's commands.
 
 ``lazy_names(__name__, where)`` returns the ``__getattr__`` and ``__dir__`` of a package whose public names live in
 the submodules ``where`` maps them to; :class:`LazyImports` is a mapping whose values are imported when first
