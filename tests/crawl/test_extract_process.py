@@ -21,6 +21,7 @@ from sitemapkit.crawl._normalize import DEFAULT_STRIP_PARAMS, UrlNormalizer
 from tests.crawl.test_crawl_state_safety import CONCURRENCY, GatedSite, crawl_cmd, run_crawl, sitemap_locs
 from tests.support.cli import run_cli
 from tests.support.server import LocalServer, Request, Response
+from tests.support.signals import sigint_default
 
 BASE = "http://127.0.0.1:8000/dir/page.html"
 
@@ -255,3 +256,33 @@ def test_kill_9_with_the_child_then_resume_fetches_again_only_the_pages_in_fligh
     twice = sorted(p for p, n in hits.items() if n > 1)
     assert len(twice) <= CONCURRENCY, twice
     assert sitemap_locs(out) == expected
+
+
+@pytest.mark.e2e
+def test_ctrl_c_with_the_child_stops_both_cleanly(tmp_path: Path) -> None:
+    with LocalServer() as server:
+        site = GatedSite(server, pages=100)
+        out = tmp_path / "out"
+        site.close_after(30)
+        cmd = [sys.executable, "-c", _WITH_CHILD, *crawl_cmd(server.url("/"), out)[3:]]
+        crawl = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True, preexec_fn=sigint_default)
+        try:
+            site.wait_for_waiting(CONCURRENCY, crawl)
+            children = _children(crawl.pid)
+            assert len(children) == 1
+            os.killpg(crawl.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+            site.release()
+            _, stderr = crawl.communicate(timeout=60)
+        finally:
+            if crawl.poll() is None:
+                crawl.kill()
+            site.release()
+        assert crawl.returncode == 130, stderr
+        assert "Traceback" not in stderr
+        assert "--resume" in stderr
+        assert not Path(f"/proc/{children[0]}").exists()  # ended and reaped by the crawl before it exited
+        resumed = subprocess.run([sys.executable, "-c", _WITH_CHILD, *crawl_cmd(server.url("/"), out)[3:],
+                                  "--resume"], capture_output=True, text=True, timeout=120)
+        assert resumed.returncode == 0, resumed.stderr
+    assert len(sitemap_locs(out)) == 101

@@ -159,7 +159,8 @@ class ExtractorProcess:
     async def _run(self) -> None:
         try:
             self._proc = proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", _BOOT, _ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+                sys.executable, "-c", _BOOT, _ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                start_new_session=True)  # a terminal's Ctrl-C goes to the crawl alone, which stops the child
             assert proc.stdin is not None
             assert proc.stdout is not None
             options = pickle.dumps(self._options)
