@@ -4,7 +4,8 @@ Data flow::
 
     frontier (SQLite, breadth-first)  ->  N workers  ->  robots.txt check, politeness gate (Crawl-delay / --delay)
         ->  HttpClient.get (redirects, retries, Retry-After, per-host limit, byte budget)
-        ->  HTML? extract_page (selectolax)  ->  links normalised, scope/trap filtered, queued with referrers
+        ->  HTML? read_page (selectolax, links normalised; in a child process past 1,000 pages: ``_extract``)
+        ->  links scope/trap filtered, queued with referrers
         ->  indexability decision (status, noindex meta/header, canonical, robots) and lastmod  ->  SQLite
 
 What goes into the sitemap (``in_sitemap``): status 200 HTML, not noindex (meta robots / googlebot, or the
