@@ -102,6 +102,26 @@ def test_pages_in_flight_when_the_child_dies_are_read_in_process() -> None:
     assert after == expected
 
 
+@pytest.mark.parametrize("boot", ["import sys; sys.exit(3)", "import sys; sys.stdout.write('garbage!')"])
+def test_a_child_that_cannot_start_leaves_the_reading_in_process(monkeypatch: pytest.MonkeyPatch, boot: str) -> None:
+    monkeypatch.setattr(extract, "_BOOT", boot)
+
+    async def main() -> tuple[bool, list[PageLinks], ExtractorProcess]:
+        child = ExtractorProcess(DEFAULT_STRIP_PARAMS, True)
+        child.start()
+        try:
+            ready = await child.wait_ready()
+            return ready, [await child.read(body, BASE) for body in TRICKY], child
+        finally:
+            await child.aclose()
+
+    ready, results, child = asyncio.run(main())
+    assert not ready
+    assert child.failed
+    assert child.answered == 0
+    assert results == [read_page(body, BASE, UrlNormalizer(), True) for body in TRICKY]
+
+
 def _tricky_site(server: LocalServer) -> None:
     server.route("/robots.txt", "User-agent: *\nDisallow: /private/\n", content_type="text/plain")
     html = {"Content-Type": "text/html; charset=utf-8"}

@@ -180,7 +180,7 @@ class ExtractorProcess:
                         else:
                             entry[0].set_result(links)
                             self.answered += 1
-        except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError):
+        except Exception:  # could not start, died, or garbled its answer: the pages are read here instead
             self._fall_back(failed=not self._closing)
 
     def _fall_back(self, failed: bool = True) -> None:
