@@ -151,3 +151,20 @@ def test_queued_tracked_matches_the_table(tmp_path: Path) -> None:
         assert st.queued_tracked() == table(st)
         st.start_new("http://e.com/", "T2")
         assert st.queued_tracked() == 0 == table(st)
+
+
+def test_counts_in_one_pass_equal_the_single_counts() -> None:
+    st = CrawlState(":memory:")
+    assert st.counts("state = 2", "in_sitemap = 1") == [0, 0]  # an empty table counts 0, not NULL
+    ids = [st.add_url(f"http://e.com/{i}", 1) for i in range(7)]
+    st.claim(5)
+    for i in ids[:3]:
+        st.record(i, status=200, in_sitemap=True)
+    st.record(ids[3], status=404, reason="error", detail="HTTP 404")
+    st.record(ids[4], status=None, error="reset", reason="error", detail="reset")
+    wheres = ["state = 2", "in_sitemap = 1", "state = 2 AND (status >= 400 OR error IS NOT NULL)", "state IN (0, 1)",
+              "reason IS NOT NULL"]
+    assert st.counts(*wheres) == [st.count(w) for w in wheres] == [5, 3, 2, 2, 2]
+    assert [list(r) for r in st.select("url, reason", "reason IS NOT NULL")] == [["http://e.com/3", "error"],
+                                                                                 ["http://e.com/4", "error"]]
+    st.close()

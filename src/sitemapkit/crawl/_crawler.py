@@ -4,7 +4,8 @@ Data flow::
 
     frontier (SQLite, breadth-first)  ->  N workers  ->  robots.txt check, politeness gate (Crawl-delay / --delay)
         ->  HttpClient.get (redirects, retries, Retry-After, per-host limit, byte budget)
-        ->  HTML? extract_page (selectolax)  ->  links normalised, scope/trap filtered, queued with referrers
+        ->  HTML? read_page (selectolax, links normalised; in a child process past 1,000 pages: ``_extract``)
+        ->  links scope/trap filtered, queued with referrers
         ->  indexability decision (status, noindex meta/header, canonical, robots) and lastmod  ->  SQLite
 
 What goes into the sitemap (``in_sitemap``): status 200 HTML, not noindex (meta robots / googlebot, or the
@@ -49,6 +50,7 @@ from sitemapkit.core import (
     redact_credentials,
     url_argument_problem,
 )
+from sitemapkit.crawl import _extract
 from sitemapkit.crawl._codes import SM701
 from sitemapkit.crawl._decide import (
     Reason,
@@ -58,10 +60,11 @@ from sitemapkit.crawl._decide import (
     looks_non_html,
     parse_http_date,
 )
+from sitemapkit.crawl._extract import ExtractorProcess, PageLinks, read_page
 from sitemapkit.crawl._fingerprint import honest_lastmod
 from sitemapkit.crawl._frontier import UrlIds
 from sitemapkit.crawl._hosts import HostTable
-from sitemapkit.crawl._html import extract_page, parse_x_robots_tag
+from sitemapkit.crawl._html import RobotsDirectives, parse_x_robots_tag
 from sitemapkit.crawl._images import is_image, record_images, record_title
 from sitemapkit.crawl._normalize import UrlNormalizer
 from sitemapkit.crawl._options import CrawlOptions, CrawlProgress, CrawlSummary, Scope
@@ -162,6 +165,7 @@ class Crawler:
         self._commit_timer: asyncio.Handle | None = None
         self._commit_waiting = 0
         self._last_commit = 0.0  # the event loop's time of the last commit
+        self._extractor: ExtractorProcess | None = None  # started past EXTRACT_PROCESS_AFTER pages (``_read``)
 
     # -- scope (the rules live in ``_decide``) ----------------------------------------------------------------
     def in_scope(self, url: str) -> bool:
@@ -249,24 +253,33 @@ class Crawler:
         await self._hosts.polite(rules)
         try:
             resp = await self._fetch(item.url, item.id)
-        except TooManyRedirectsError as exc:
-            self._error(item.id, exc.reason)
-            return
-        except ResponseTooLargeError as exc:
-            self._error(item.id, exc.reason)
-            return
-        except FetchError as exc:
+        except (TooManyRedirectsError, ResponseTooLargeError, FetchError) as exc:
             self._error(item.id, exc.reason)
             return
         self._counters.fetched += 1
-        self._after_fetch(item, resp)
+        page: PageLinks | None = None
+        if resp.status == 200 and is_html(resp.headers.get("content-type", ""), resp.body):
+            page = await self._read(resp)  # before any write: a commit never splits the page's writes
+        self._after_fetch(item, resp, page)
+
+    async def _read(self, resp: HttpResponse) -> PageLinks:
+        """The page read in the extractor process when it runs (see ``_extract``), else here."""
+        extractor, after = self._extractor, _extract.EXTRACT_PROCESS_AFTER
+        if extractor is None and after is not None and self._counters.fetched >= after:
+            extractor = self._extractor = ExtractorProcess(self.options.strip_params, self.options.images)
+            extractor.start()
+        if extractor is not None and after == 0:
+            await extractor.wait_ready()
+        if extractor is None or not extractor.ready:
+            return read_page(resp.body, resp.final_url, self.normalizer, self.options.images)
+        return await extractor.read(resp.body, resp.final_url)
 
     def _error(self, url_id: int, message: str) -> None:
         self._counters.fetched += 1
         self._counters.errors += 1
         self.state.record(url_id, status=None, error=message, reason=Reason.ERROR.value, detail=message)
 
-    def _after_fetch(self, item: QueuedUrl, resp: HttpResponse) -> None:
+    def _after_fetch(self, item: QueuedUrl, resp: HttpResponse, page: PageLinks | None) -> None:
         target_id, target_url, depth = item.id, item.url, item.depth
         if resp.redirects:
             final = self.normalizer.normalize(resp.final_url)
@@ -294,9 +307,9 @@ class Crawler:
                 self._claimed += 1
                 self.state.add_links(item.id, [final_id])
                 target_id, target_url = final_id, final
-        self._page(target_id, target_url, depth, resp)
+        self._page(target_id, target_url, depth, resp, page)
 
-    def _page(self, url_id: int, url: str, depth: int, resp: HttpResponse) -> None:
+    def _page(self, url_id: int, url: str, depth: int, resp: HttpResponse, page: PageLinks | None) -> None:
         status = resp.status
         ctype = resp.headers.get("content-type", "")
         if status != 200:
@@ -305,54 +318,41 @@ class Crawler:
             self.state.record(url_id, status=status, content_type=ctype or None, reason=Reason.ERROR.value,
                               detail=f"HTTP {status}")
             return
-        if not is_html(ctype, resp.body):
+        if page is None:  # not HTML (a page with status 200 that is HTML was read)
             self.state.record(url_id, status=status, content_type=ctype or None, reason=Reason.NON_HTML.value,
                               detail=ctype or "no Content-Type")
             return
         header_robots = parse_x_robots_tag(resp.headers.get("x-robots-tag"))
-        info = extract_page(resp.body, images=self.options.images)
-        robots = info.robots | header_robots
-        base = urljoin(resp.final_url, info.base_href) if info.base_href else resp.final_url
-        join = self.normalizer.joiner(base)
+        robots = RobotsDirectives(page.noindex, page.nofollow) | header_robots
         if not robots.nofollow:
-            targets: dict[str, None] = {}
-            for href in info.links:
-                link = join(href)
-                if link is not None and link != url:
-                    targets[link] = None
+            targets = [link for link in page.links if link != url]
             if targets:
-                self.state.add_links(url_id, self._urls.discover_many(list(targets), depth + 1))
-        shown: dict[str, None] = {}
-        if info.images:  # checked like links (scope, robots, traps), at the page's depth: they belong to it
-            shown = {img: None for img in map(join, info.images) if img is not None}
+                self.state.add_links(url_id, self._urls.discover_many(targets, depth + 1))
+        shown = page.images  # checked like links (scope, robots, traps), at the page's depth: they belong to it
+        if shown:
             ids = [self._discover(img, depth) for img in itertools.islice(shown, MAX_IMAGES_PER_URL) if img != url]
             record_images(self.state, url_id, ids)
             self.state.add_links(url_id, ids)
-        canonical = join(info.canonical) if info.canonical else None
-        alternates: list[tuple[str, str]] = []
-        for lang, href in info.alternates:
-            alt = join(href)
-            if alt is not None:
-                alternates.append((lang, alt))
-                if alt != url:
-                    self._discover(alt, depth + 1)
-        reason, detail = judge_page(url, robots, header_robots, canonical)
-        if reason is Reason.CANONICAL and canonical is not None:
-            self._discover(canonical, depth + 1)
+        for _, alt in page.alternates:
+            if alt != url:
+                self._discover(alt, depth + 1)
+        reason, detail = judge_page(url, robots, header_robots, page.canonical)
+        if reason is Reason.CANONICAL and page.canonical is not None:
+            self._discover(page.canonical, depth + 1)
         lastmod = None
         images: list[str] = []
         if reason is None:
             self._counters.in_sitemap += 1
-            if info.title:
-                record_title(self.state, url_id, info.title)
-            lastmod = honest_lastmod(info.fingerprint, self.state.previous_page(url),
+            if page.title:
+                record_title(self.state, url_id, page.title)
+            lastmod = honest_lastmod(page.fingerprint, self.state.previous_page(url),
                                      parse_http_date(resp.headers.get("last-modified")), self._crawl_time)
-            if alternates:
-                self.state.add_hreflang(url_id, alternates)
+            if page.alternates:
+                self.state.add_hreflang(url_id, page.alternates)
             images = list(itertools.islice(shown, MAX_IMAGES_PER_URL))
         self.state.record(url_id, status=status, content_type=ctype or None,
                           reason=reason.value if reason else None, detail=detail, in_sitemap=reason is None,
-                          lastmod=lastmod, fingerprint=info.fingerprint, images=images)
+                          lastmod=lastmod, fingerprint=page.fingerprint, images=images)
 
     # -- the run -------------------------------------------------------------------------------------------------
     async def _worker(self) -> None:
@@ -476,6 +476,9 @@ class Crawler:
             if ticker is not None:
                 ticker.cancel()
                 await asyncio.gather(ticker, return_exceptions=True)
+            if self._extractor is not None:
+                await self._extractor.aclose()
+                self._extractor = None
             if self._own_client:
                 await self.client.aclose()
         complete = not stopped and state.queued_count() == 0

@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from sitemapkit.core import ConfigurationError, SitemapkitError, StoreConnection, StoreSpec, open_store, sql_statements
 from sitemapkit.crawl._fingerprint import FINGERPRINT_VERSION
@@ -458,8 +459,18 @@ class CrawlState:
         for r in cur:
             yield self._row(r)
 
+    def select(self, columns: str, where: str = "1", order: str = "url") -> Iterator[tuple[Any, ...]]:
+        """Stream raw ``columns`` of the URL rows matching a fixed SQL condition (callers pass constants): for
+        reports that need a few columns of many rows, without a :class:`UrlRow` each."""
+        yield from self.db.execute(f"SELECT {columns} FROM urls WHERE {where} ORDER BY {order}")  # noqa: S608
+
     def count(self, where: str = "1", params: Sequence[object] = ()) -> int:
         return int(self.db.execute(f"SELECT count(*) FROM urls WHERE {where}", tuple(params)).fetchone()[0])  # noqa: S608
+
+    def counts(self, *wheres: str) -> list[int]:
+        """:meth:`count` of each of the fixed SQL conditions ``wheres``, in one pass over the table."""
+        sums = ", ".join(f"coalesce(sum(CASE WHEN {w} THEN 1 ELSE 0 END), 0)" for w in wheres)
+        return [int(n) for n in self.db.execute(f"SELECT {sums} FROM urls").fetchone()]  # noqa: S608
 
     def group_count(self, column: str, where: str = "1") -> list[tuple[object, int]]:
         cur = self.db.execute(
