@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -88,6 +89,25 @@ class GatedSite:
             assert time.monotonic() < deadline, f"only {self.waiting} requests reached the gate"
             time.sleep(0.01)
 
+    def kill_mid_crawl(self, cmd: list[str], *, open_for: int = 120,
+                       before_kill: Callable[[subprocess.Popen[str]], None] | None = None) -> subprocess.Popen[str]:
+        """Run the crawl ``cmd``, let ``open_for`` pages through, and kill -9 it once every worker waits on a
+        request (exactly CONCURRENCY pages in flight); ``before_kill`` sees the process first. Returns the killed
+        process; the gate is open again afterwards."""
+        self.close_after(open_for)
+        crawl = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.wait_for_waiting(CONCURRENCY, crawl)
+            if before_kill is not None:
+                before_kill(crawl)
+            os.kill(crawl.pid, signal.SIGKILL)
+            crawl.communicate(timeout=30)
+        finally:
+            if crawl.poll() is None:
+                crawl.kill()
+            self.release()
+        return crawl
+
 
 def test_kill_9_then_resume_fetches_again_only_the_pages_in_flight(server: LocalServer, tmp_path: Path) -> None:
     site = GatedSite(server, pages=300)
@@ -99,18 +119,8 @@ def test_kill_9_then_resume_fetches_again_only_the_pages_in_flight(server: Local
 
     first_request = len(server.requests)
     out = tmp_path / "out"
-    site.close_after(120)
-    crawl = subprocess.Popen(crawl_cmd(server.url("/"), out), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
-    try:
-        # Every worker now waits on a request: the crawl is mid-way with exactly CONCURRENCY pages in flight.
-        site.wait_for_waiting(CONCURRENCY, crawl)
-        os.kill(crawl.pid, signal.SIGKILL)
-        crawl.communicate(timeout=30)
-    finally:
-        if crawl.poll() is None:
-            crawl.kill()
-        site.release()
+    # killed while every worker waits on a request: mid-way, with exactly CONCURRENCY pages in flight
+    crawl = site.kill_mid_crawl(crawl_cmd(server.url("/"), out))
     assert crawl.returncode == -signal.SIGKILL
     resumed = run_crawl(server.url("/"), out, "--resume")
     assert resumed.returncode == 0, resumed.stderr

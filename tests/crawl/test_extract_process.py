@@ -247,19 +247,14 @@ def test_kill_9_with_the_child_then_resume_fetches_again_only_the_pages_in_fligh
         expected = sitemap_locs(clean)
         first_request = len(server.requests)
         out = tmp_path / "out"
-        site.close_after(120)
-        cmd = [sys.executable, "-c", _WITH_CHILD, *crawl_cmd(server.url("/"), out)[3:]]
-        crawl = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            site.wait_for_waiting(CONCURRENCY, crawl)
-            children = _children(crawl.pid)
+        children: list[int] = []
+
+        def find_the_reader(crawl: subprocess.Popen[str]) -> None:
+            children.extend(_children(crawl.pid))
             assert len(children) == 1  # the page reader
-            os.kill(crawl.pid, signal.SIGKILL)
-            crawl.communicate(timeout=30)
-        finally:
-            if crawl.poll() is None:
-                crawl.kill()
-            site.release()
+
+        cmd = [sys.executable, "-c", _WITH_CHILD, *crawl_cmd(server.url("/"), out)[3:]]
+        site.kill_mid_crawl(cmd, before_kill=find_the_reader)
         deadline = time.monotonic() + 10
         while not _gone(children[0]):  # its input closed with the crawl: it ends by itself
             assert time.monotonic() < deadline, "the page reader outlived the killed crawl"
