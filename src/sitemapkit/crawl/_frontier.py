@@ -45,15 +45,7 @@ class UrlIds:
         if url_id is not None:
             self._ids.move_to_end(url)
             return url_id
-        url_id = self.state.lookup(url)
-        if url_id is None:
-            verdict = self.classify(url, depth)
-            if verdict is None:
-                url_id = self.state.add_url(url, depth)
-            else:
-                url_id = self.state.add_url(url, depth, state=SKIPPED, reason=verdict[0].value, detail=verdict[1])
-        self.remember(url, url_id)
-        return url_id
+        return self.discover_many((url,), depth)[0]
 
     def discover_many(self, urls: Sequence[str], depth: int) -> list[int]:
         """:meth:`discover` of each of ``urls`` (distinct), in order, with one lookup and one insert for all."""
