@@ -266,13 +266,14 @@ class Crawler:
         """The page read in the extractor process when it runs (see ``_extract``), else here."""
         extractor, after = self._extractor, _extract.EXTRACT_PROCESS_AFTER
         if extractor is None and after is not None and self._counters.fetched >= after:
-            extractor = self._extractor = ExtractorProcess(self.options.strip_params, self.options.images)
+            extractor = self._extractor = ExtractorProcess(self.options.strip_params, self.options.images,
+                                                           normalizer=self.normalizer)
             extractor.start()
         if extractor is not None and after == 0:
             await extractor.wait_ready()
-        if extractor is None or not extractor.ready:
+        if extractor is None:
             return read_page(resp.body, resp.final_url, self.normalizer, self.options.images)
-        return await extractor.read(resp.body, resp.final_url)
+        return await extractor.read(resp.body, resp.final_url)  # (read here, at once, until the child answers)
 
     def _error(self, url_id: int, message: str) -> None:
         self._counters.fetched += 1

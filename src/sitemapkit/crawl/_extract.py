@@ -134,9 +134,12 @@ class ExtractorProcess:
     """:func:`read_page` in a child process. :meth:`start` launches it (returns at once); :attr:`ready` tells
     when it answers; :meth:`read` sends a page and waits for its result; :meth:`aclose` ends it."""
 
-    def __init__(self, strip_params: tuple[str, ...], images: bool) -> None:
+    def __init__(self, strip_params: tuple[str, ...], images: bool, *, normalizer: UrlNormalizer | None = None
+                 ) -> None:
         self._options = (tuple(strip_params), images)
-        self._local = UrlNormalizer(strip_params)  # the fallback when the child is gone
+        # Pages read here (before the child answers, or once it is gone): the crawler's own normalizer, so the
+        # main process holds one URL cache, not two.
+        self._local = normalizer if normalizer is not None else UrlNormalizer(strip_params)
         self._images = images
         self._proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
