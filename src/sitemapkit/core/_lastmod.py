@@ -63,14 +63,14 @@ def _check(m: re.Match[str], text: str) -> None:
 # engine need not keep backtracking points (~30% faster; same language).
 _TIME = r"(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d++)?+)?+(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d)?+)?+"
 #: The lastmod texts that are valid by their form alone (what ``lastmod_of_valid_form`` takes).
-LASTMOD_VALID_FORM = re.compile(
-    rf"(?!0000)\d{{4}}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1\d|2[0-8]){_TIME})?+)?+", re.ASCII)
+_MONTH_DAY = rf"-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1\d|2[0-8]){_TIME})?+"  # a month, and a day up to the 28th
+LASTMOD_VALID_FORM = re.compile(rf"(?!0000)\d{{4}}(?:{_MONTH_DAY})?+", re.ASCII)
 #: LASTMOD_VALID_FORM and the 29th and 30th of every month but February, the 31st of the months that have one:
 #: texts that ``LastMod`` takes as they are (the days above the 28th through its full check). The longer
 #: alternatives come first (the group is possessive).
 LASTMOD_COMMON_FORM = re.compile(
-    rf"(?!0000)\d{{4}}(?:-(?:0[13-9]|1[0-2])-(?:29|30){_TIME}|-(?:0[13578]|1[02])-31{_TIME}"
-    rf"|-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1\d|2[0-8]){_TIME})?+)?+", re.ASCII)
+    rf"(?!0000)\d{{4}}(?:-(?:0[13-9]|1[0-2])-(?:29|30){_TIME}|-(?:0[13578]|1[02])-31{_TIME}|{_MONTH_DAY})?+",
+    re.ASCII)
 _VALID_BY_FORM = LASTMOD_VALID_FORM.fullmatch
 
 

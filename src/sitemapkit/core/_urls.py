@@ -248,11 +248,11 @@ def source_argument_problem(source: str, *, urls: bool = True, stdin: bool = Tru
     if source == "-" and stdin:
         return None
     path = Path(source)
-    if _LOOKS_LIKE_URL.match(source) and not path.exists():
-        return url_argument_problem(source) if urls else f"a URL is not accepted here: {source!r}"
-    if hosts and not path.exists() and bare_host_url(source) is not None:
-        return None  # a site typed without its scheme
     if not path.exists():
+        if _LOOKS_LIKE_URL.match(source):
+            return url_argument_problem(source) if urls else f"a URL is not accepted here: {source!r}"
+        if hosts and bare_host_url(source) is not None:
+            return None  # a site typed without its scheme
         return f"{escape_controls(source)}: no such file or directory"
     if not dirs and path.is_dir():
         return f"{escape_controls(source)}: is a directory; give the sitemap files in it"
