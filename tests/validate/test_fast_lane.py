@@ -17,9 +17,9 @@ import sitemapkit.validate._xml as vx
 from sitemapkit import validate_sitemaps
 from sitemapkit.core._problems import Problem
 from sitemapkit.read import _lane as _read_fast
+from sitemapkit.validate import _bulk, validate_bytes
 from sitemapkit.validate import _files as vfiles
 from sitemapkit.validate import _stream as vstream
-from sitemapkit.validate import validate_bytes
 from sitemapkit.validate._driver import _new_context, _options, _run_stream
 from sitemapkit.validate._hreflang import HreflangStore
 from tests.read.test_fast_lane import CORPUS_FILES, _document
@@ -52,11 +52,19 @@ def _problems(data: bytes, cuts: list[int], *, fast: bool, profile: str = "googl
 
 
 def _same_both_ways(data: bytes, cuts: list[int] | None = None) -> list[Problem]:
+    """The problems, the same from the element path, the lane block by block and the lane with runs of blocks
+    checked together (_bulk)."""
     out = None
     for profile in ("google", "sitemaps"):
         slow = _problems(data, cuts or [], fast=False, profile=profile)
         fast = _problems(data, cuts or [], fast=True, profile=profile)
         assert fast == slow, profile
+        _bulk.ENABLED = False
+        try:
+            one_by_one = _problems(data, cuts or [], fast=True, profile=profile)
+        finally:
+            _bulk.ENABLED = True
+        assert one_by_one == slow, profile
         if profile == "google":
             out = fast[0]
     assert out is not None

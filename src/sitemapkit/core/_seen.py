@@ -83,6 +83,16 @@ class SeenSet:
         """Bytes of the Bloom filter (0 until it is needed)."""
         return len(self._words) * 8 if self._words is not None else 0
 
+    def add_new(self, keys: Sequence[object]) -> bool:
+        """``add`` of each of ``keys`` when every one would say NEW and stay in the exact set (distinct, none seen
+        before, room for all): True. Otherwise False, and nothing is added (the caller adds them one by one)."""
+        hashes = set(map(hash, keys))
+        exact = self._exact
+        if len(hashes) != len(keys) or len(exact) + len(hashes) > self._limit or not exact.isdisjoint(hashes):
+            return False
+        exact.update(hashes)
+        return True
+
     def add(self, key: object) -> int:
         h = hash(key)
         exact = self._exact

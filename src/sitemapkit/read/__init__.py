@@ -4,7 +4,7 @@ nested gzip sniffed from the bytes). Feed it bytes, take entries and problems as
 
 from __future__ import annotations
 
-from sitemapkit.read._blocks import url_values, xml_value
+from sitemapkit.read._blocks import RunSplitter, url_values, xml_value
 from sitemapkit.read._codes import DUPLICATE_LOC, TEXT_NAMED_XML, named_xml
 from sitemapkit.read._drivers import ParseResult, iter_events, parse_bytes, read_file
 from sitemapkit.read._lane import MAX_LANE_TAGS, CanonicalLane, lane_enabled
@@ -51,6 +51,7 @@ __all__ = [
     "Located",
     "ParseResult",
     "ReaderStateError",
+    "RunSplitter",
     "SitemapParser",
     "Sniffed",
     "child_name",

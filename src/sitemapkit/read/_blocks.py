@@ -10,7 +10,9 @@ character references, which :func:`xml_value` decodes exactly as XML does, and c
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+from collections.abc import Callable, Iterable, Iterator
 
 __all__ = ["BLOCK", "BLOCK_X", "NotXml", "RunSplitter", "block_patterns", "gap_end", "xml_value"]
 
@@ -81,7 +83,7 @@ class RunSplitter:
     small patterns, images and links in the common ``rel hreflang href`` order, and uses ``general`` only when
     some link has another order (fewer groups per element: about twice as fast)."""
 
-    __slots__ = ("_images", "_link_tag", "_links", "general")
+    __slots__ = ("_images", "_link_end", "_link_tag", "_links", "general")
 
     def __init__(self, image: str | None, xhtml: str | None, extended: bool = False) -> None:
         self.general = re.compile(_ext_items(image, xhtml, extended))
@@ -95,6 +97,17 @@ class RunSplitter:
         self._links = (re.compile(rf'<{xhtml}:link{s}rel="alternate"{s}hreflang="([^"]*+)"{s}href="([^"]*+)"').findall
                        if xhtml is not None else None)
         self._link_tag = f"<{xhtml}:link"
+        self._link_end: Callable[[str, int, int], Iterator[re.Match[str]]] | None = None  # made when needed
+
+    def link_counts(self, runs: Iterable[str]) -> list[int]:
+        """How many links each of ``runs`` holds."""
+        return list(map(str.count, runs, itertools.repeat(self._link_tag)))
+
+    def link_ends(self, text: str, start: int, end: int) -> list[int]:
+        """Where each link start tag between ``start`` and ``end`` of ``text`` (accepted blocks) ends."""
+        if self._link_end is None:
+            self._link_end = re.compile(re.escape(self._link_tag) + "[^>]*+>").finditer
+        return [m.end() for m in self._link_end(text, start, end)]
 
     def split(self, run: str) -> tuple[list[str], list[tuple[str, str]]]:
         images: list[str] = self._images(run) if self._images is not None else []

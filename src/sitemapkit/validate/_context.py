@@ -4,7 +4,7 @@ the same-lastmod pattern, counts). The format drivers (XML, text, feeds) call in
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -13,8 +13,11 @@ from sitemapkit.core import SEEN, SEEN_EXACT, Location, Problem, ProblemCode, Se
 from sitemapkit.validate import _codes as C
 from sitemapkit.validate._checks import (
     FAST_URL,
+    FAST_URLS,
+    URL_HOSTS,
     Finding,
     Scope,
+    any_mojibake,
     check_lastmod,
     check_loc,
     check_loc_mojibake,
@@ -231,6 +234,51 @@ class FileContext:
                     self._scope_check(loc, line)
         return loc
 
+    def clean_locs(self, locs: Sequence[str], joined: str, line: int) -> bool:
+        """:meth:`entry_loc` of each of ``locs`` (their text joined by line feeds: ``joined``; the first one on
+        ``line``) when none has anything to report: plain URLs shorter than 2,048 characters on hosts that are no
+        placeholders, none double-encoded, none seen before, all where the sitemap's first URL is (its origin, or
+        the scope). Then True. Otherwise False, and nothing changed (the caller checks them one by one)."""
+        if FAST_URLS(joined) is None or max(map(len, locs)) >= 2048:  # (entry_loc's hot path, for all at once)
+            return False
+        for host in set(URL_HOSTS("\n" + joined)):
+            if self.bad_host(host):
+                return False
+        if any_mojibake(locs, joined):
+            return False
+        if not self.options.allow_cross_host:
+            # every loc starts with the prefix (no loc holds a line feed); "\x00" until the first URL set it
+            prefix = self.scope.prefix if self.scope is not None else self._origin_slash
+            if not joined.startswith(prefix) or joined.count("\n" + prefix) != len(locs) - 1:
+                return False
+        if not self._seen.add_new(locs):
+            return False
+        self.entries += len(locs)
+        if self._first_line is None:
+            self._first_line = line
+        self.plain_loc = locs[-1]
+        return True
+
+    def clean_lastmods(self, values: Iterable[str]) -> list[str] | None:
+        """The texts of these lastmod values (each distinct one once) when :meth:`entry_lastmod` reports nothing
+        for any of them; None otherwise. Changes nothing but the cache: :meth:`note_lastmods` records them."""
+        texts = []
+        for raw in values:
+            text, found = self._lastmod(raw)
+            if found or text is None:
+                return None
+            texts.append(text)
+        return texts
+
+    def note_lastmods(self, first: str, texts: list[str], count: int) -> None:
+        """What :meth:`entry_lastmod` records for ``count`` values without problems, the first being ``first``,
+        their distinct texts ``texts`` (from :meth:`clean_lastmods`)."""
+        self._lastmod_count += count
+        if self._lastmod_first is None:
+            self._lastmod_first = self._lastmod(first)[0]
+        if self._lastmod_same and (len(texts) > 1 or texts[0] != self._lastmod_first):
+            self._lastmod_same = False
+
     def _scope_check(self, loc: str, line: int | None) -> None:
         if self.scope is not None:
             if not self.scope.contains(loc):
@@ -254,7 +302,8 @@ class FileContext:
                                            f"{shorten(self._origin)}: one site per sitemap (or --allow-cross-host)",
                         line, None, loc)
 
-    def entry_lastmod(self, raw: str, line: int | None, loc: str | None, *, track_same: bool = True) -> None:
+    def _lastmod(self, raw: str) -> tuple[str | None, list[Finding]]:
+        """:func:`check_lastmod` of ``raw`` as (its text, what it found), cached."""
         cached = self._lastmods.get(raw)
         if cached is None:
             value, found = check_lastmod(raw, self.options.now)
@@ -263,6 +312,12 @@ class FileContext:
                 if len(self._lastmods) > 4096:
                     self._lastmods.clear()
                 self._lastmods[raw] = cached
+        return cached
+
+    def entry_lastmod(self, raw: str, line: int | None, loc: str | None, *, track_same: bool = True) -> None:
+        cached = self._lastmods.get(raw)
+        if cached is None:
+            cached = self._lastmod(raw)
         text, found = cached
         if found:
             self.findings(found, line, loc)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -98,12 +98,40 @@ class HreflangStore:
 
     def add_links(self, page: str, links: list[tuple[str, str, int | None]], source: str) -> None:
         """Record the alternates ``(target, hreflang, line)`` of one page (targets other than the page)."""
-        self.link_count += len(links)
-        hp = hash(page)
-        up = hp & _MASK64  # unsigned, for packing; comparisons stay on the signed hashes (as SQLite's min/max)
+        self.add_link_rows([(page, target, hreflang, line) for target, hreflang, line in links], source)
+
+    def fits(self, pages: int, links: int) -> bool:
+        """Whether ``pages`` more pages and ``links`` more links surely stay in memory: adding them one by one
+        (each page's links together) would not spill, so :meth:`add_pages` and :meth:`add_link_rows` may take
+        them all at once. (A link settles a waiting one or waits itself, so the budget grows by one per link at
+        most.)"""
+        return (len(self._pages) + pages < MAX_PAGES_IN_MEMORY
+                and len(self._pending) + len(self._settled) // SETTLED_PER_LINK + links < MAX_PENDING_LINKS)
+
+    def add_pages(self, locs: Iterable[str]) -> None:
+        """:meth:`add_page` of each of ``locs``."""
+        pages = self._pages
+        pages.update(map(hash, locs))
+        if len(pages) >= MAX_PAGES_IN_MEMORY:
+            self._spill_pages()
+
+    def add_link_rows(self, rows: Iterable[tuple[str, str, str, int | None]], source: str) -> None:
+        """Record links ``(page, target, hreflang, line)`` in the order given, a page's links together; a row
+        whose target is its page is no link (skipped). Memory is checked once, at the end: rows of many pages
+        only when :meth:`fits` said so."""
         pending = self._pending
         settled = self._settled
-        for target, hreflang, line in links:
+        last: str | None = None
+        hp = up = 0
+        count = 0
+        for page, target, hreflang, line in rows:
+            if page is not last:
+                last = page
+                hp = hash(page)
+                up = hp & _MASK64  # unsigned, for packing; comparisons stay on the signed hashes (as SQLite's)
+            if target == page:
+                continue
+            count += 1
             ht = hash(target)
             ut = ht & _MASK64
             # A link and its return link are never both waiting, and a settled pair has neither waiting.
@@ -114,6 +142,7 @@ class HreflangStore:
             if key in pending or (key if hp < ht else (ut << 64) | up) in settled:
                 continue  # the same link again (e.g. also as x-default), or a pair already settled
             pending[key] = (page, target, hreflang, source, line)
+        self.link_count += count
         if len(pending) + len(settled) // SETTLED_PER_LINK >= MAX_PENDING_LINKS:
             self._spill()
 

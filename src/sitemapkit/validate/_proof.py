@@ -23,6 +23,7 @@ accepted value against the schema itself, and reports with and without the proof
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from lxml import etree
 
@@ -77,15 +78,8 @@ class XsdProof:
         hrefs is the loc or matched ``FAST_URL`` already (the Google checks' common case)."""
         if len(loc) < 12:
             return False
-        if lastmod is not None:
-            ok = self._dates.get(lastmod)
-            if ok is None:
-                ok = _valid_date(lastmod)
-                if len(self._dates) > 4096:
-                    self._dates.clear()
-                self._dates[lastmod] = ok
-            if not ok:
-                return False
+        if lastmod is not None and not self._date_ok(lastmod):
+            return False
         if changefreq is not None and changefreq not in _CHANGEFREQS:
             return False
         if priority is not None and _PRIORITY(priority) is None:
@@ -96,14 +90,37 @@ class XsdProof:
                 for image in images:
                     if FAST_URL(image) is None:
                         return False
-            languages = self._languages
             for hreflang, href in links:
-                if hreflang not in languages:
-                    if _LANGUAGE(hreflang) is None:
-                        return False
-                    if len(languages) > 4096:
-                        languages.clear()
-                    languages.add(hreflang)
+                if not self._language_ok(hreflang):
+                    return False
                 if not urls_ok and FAST_URL(href) is None:
                     return False
+        return True
+
+    def blocks(self, shortest_loc: int, lastmods: Iterable[str], changefreqs: Iterable[str],
+               priorities: Iterable[str], languages: Iterable[str]) -> bool:
+        """:meth:`block` of many blocks at once, given their values (each distinct one once is enough) and the
+        length of their shortest loc. Their locs, image locs and hrefs matched ``FAST_URL`` already."""
+        return (shortest_loc >= 12 and all(map(self._date_ok, lastmods))
+                and all(changefreq in _CHANGEFREQS for changefreq in changefreqs)
+                and all(_PRIORITY(priority) is not None for priority in priorities)
+                and all(map(self._language_ok, languages)))
+
+    def _date_ok(self, lastmod: str) -> bool:
+        ok = self._dates.get(lastmod)
+        if ok is None:
+            ok = _valid_date(lastmod)
+            if len(self._dates) > 4096:
+                self._dates.clear()
+            self._dates[lastmod] = ok
+        return ok
+
+    def _language_ok(self, hreflang: str) -> bool:
+        languages = self._languages
+        if hreflang not in languages:
+            if _LANGUAGE(hreflang) is None:
+                return False
+            if len(languages) > 4096:
+                languages.clear()
+            languages.add(hreflang)
         return True
