@@ -25,6 +25,7 @@ from sitemapkit.validate import _bulk, _hreflang, _lane
 from sitemapkit.validate._driver import _new_context, _options, _run_stream
 from sitemapkit.validate._google import _GOOD_HREFLANG
 from sitemapkit.validate._hreflang import HreflangStore
+from sitemapkit.validate._xsd import XsdBatching
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 NOW = "2026-01-01T00:00:00Z"
@@ -69,13 +70,13 @@ def _problems(data: bytes, profile: str, *, lane: bool, bulk: bool, cut: int = 0
     saved = _read_lane.ENABLED, _bulk.ENABLED
     _read_lane.ENABLED, _bulk.ENABLED = lane, bulk
     skipped = [0]
-    skip = vx.XmlPass.skip_bytes_batch
+    skip = XsdBatching.skip_bytes_batch  # (patched where it is defined, and put back there)
 
-    def counting(self: vx.XmlPass) -> None:
+    def counting(self: XsdBatching) -> None:
         skipped[0] += 1
         skip(self)
 
-    vx.XmlPass.skip_bytes_batch = counting  # type: ignore[method-assign]
+    XsdBatching.skip_bytes_batch = counting  # type: ignore[method-assign]
     try:
         options = _options(profile, NOW, cross_host, True)
         with HreflangStore() as store:
@@ -92,7 +93,7 @@ def _problems(data: bytes, profile: str, *, lane: bool, bulk: bool, cut: int = 0
             return found, dict(ctx.tally), ctx.entries
     finally:
         _read_lane.ENABLED, _bulk.ENABLED = saved
-        vx.XmlPass.skip_bytes_batch = skip  # type: ignore[method-assign]
+        XsdBatching.skip_bytes_batch = skip  # type: ignore[method-assign]
 
 
 def _same_three_ways(data: bytes, cut: int = 0, sitemap_url: str | None = None,
