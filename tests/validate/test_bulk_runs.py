@@ -113,13 +113,6 @@ def _same_three_ways(data: bytes, cut: int = 0, sitemap_url: str | None = None,
     return out
 
 
-@pytest.fixture(params=[(1000, True), (3, False)], ids=["batch1000", "batch3"])
-def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    size, threaded = request.param
-    monkeypatch.setattr(vx, "XSD_BATCH", size)
-    monkeypatch.setattr(vx, "XSD_IN_THREAD", threaded)
-
-
 # (pretty-printed with a query in every href, the lane leaves the document to lxml at its first block)
 @pytest.mark.parametrize(("pretty", "queries"), [(False, True), (True, False)], ids=["one-line", "pretty"])
 def test_a_clean_shop_is_checked_in_runs(pretty: bool, queries: bool, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,12 +125,12 @@ def test_a_clean_shop_is_checked_in_runs(pretty: bool, queries: bool, monkeypatc
         return got
 
     monkeypatch.setattr(_lane, "check_blocks", counting)
-    data = _shop(6000, pretty=pretty, queries=queries)
-    assert data.count(b"\n") > (6 if pretty else 1) * 6000
+    data = _shop(3000, pretty=pretty, queries=queries)
+    assert data.count(b"\n") > (6 if pretty else 1) * 3000
     problems = _same_three_ways(data)
     assert problems == [[]]  # nothing to report, every link returned
     # the first run declines (the site's origin and the languages are not known yet); then all in runs
-    assert taken["run"] >= 5000, taken
+    assert taken["run"] >= 2 * 2500, taken  # (both profiles)
 
 
 # One odd entry, by what it holds: each is either reported or taken by the lane (or lxml) one by one.
@@ -188,19 +181,22 @@ ODD: dict[str, dict[str, str]] = {
     "block on two lines": {"image": "\n<image:image><image:loc>https://shop.de/i.jpg</image:loc></image:image>"},
     "two blocks on a line": {"sep": ""},
     "comment after": {"sep": "<!-- generated -->\n"},
+    "comment holding a link": {"sep": '<!-- <xhtml:link rel="alternate" hreflang="en" href="https://shop.de/"/> -->\n'},
     "blank lines after": {"sep": "\n\n\n"},
 }
 
 
-@pytest.mark.usefixtures("batch")
 @pytest.mark.parametrize("kind", list(ODD))
-def test_one_odd_entry_reports_the_same(kind: str) -> None:
-    for at in (1, 700, 1499):
-        data = _shop(1500, {at: ODD[kind]})
-        _same_three_ways(data)
+def test_one_odd_entry_reports_the_same(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 600 entries: the first run declines (origin and languages unknown), later runs of up to 256 are taken
+    for at in (1, 300, 599):
+        _same_three_ways(_shop(600, {at: ODD[kind]}))
+    monkeypatch.setattr(vx, "XSD_BATCH", 3)  # many batches, skipped or validated; and a chunked document
+    monkeypatch.setattr(vx, "XSD_IN_THREAD", False)
+    data = _shop(600, {400: ODD[kind]})
     _same_three_ways(data, cut=len(data) // 3)
-    _same_three_ways(_shop(1500, {900: ODD[kind]}, pretty=True))
-    _same_three_ways(_shop(1500, {900: ODD[kind]}, pretty=True, queries=False))
+    _same_three_ways(_shop(600, {400: ODD[kind]}, pretty=True))
+    _same_three_ways(_shop(600, {400: ODD[kind]}, pretty=True, queries=False))
 
 
 def test_every_page_naming_one_language_twice() -> None:
@@ -212,6 +208,18 @@ def test_every_page_naming_one_language_twice() -> None:
     for pretty in (False, True):
         problems = _same_three_ways(_shop(1200, twice, pretty=pretty))
         assert collections.Counter(p.code for p in problems[:-1]) == {"SM431": 1200}
+
+
+def test_pages_with_other_numbers_of_links_are_not_taken_as_columns() -> None:
+    # page 400 lists nothing, page 401 lists page 400 and itself twice over (same URLs: no conflict): four links
+    # in a row of two-link pages line up as columns, but 400 has none, so 401's link to it is not returned
+    page400, page401 = "https://shop.de/p/400", "https://shop.de/p/401"
+    pair = (f'<xhtml:link rel="alternate" hreflang="en" href="{page400}"/>'
+            f'<xhtml:link rel="alternate" hreflang="de" href="{page401}"/>')
+    odd = {400: {"loc": page400, "links": ""}, 401: {"loc": page401, "links": pair + pair}}
+    for pretty in (False, True):
+        problems = _same_three_ways(_shop(600, odd, pretty=pretty, queries=not pretty))
+        assert [(page, target) for page, target, *_ in problems[-1]] == [(page401, page400)]
 
 
 def test_reports_name_the_odd_entrys_line() -> None:
@@ -229,8 +237,10 @@ def test_links_that_are_not_returned_are_reported_the_same() -> None:
     # each en page's link to its de page (not listed back); the link to /en/schuhe/x goes out of the set
     assert len(problems[-1]) == len(odd)
     # pretty-printed, each link on its own line: the lines of the links that wait are their own
-    pretty = _same_three_ways(_shop(1500, odd, pretty=True))
-    assert len(pretty[-1]) == len(odd)
+    # and a comment between two blocks that holds a link's text (the links' lines are counted past it)
+    odd[300] = {"sep": '<!-- <xhtml:link rel="alternate" hreflang="en" href="https://shop.de/"/> -->\n'}
+    pretty = _same_three_ways(_shop(1500, odd, pretty=True, queries=False))
+    assert len(pretty[-1]) == len(odd) - 1
     assert {line for *_, line in pretty[-1]} != {line for *_, line in problems[-1]}
 
 
@@ -278,7 +288,7 @@ def test_near_the_memory_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     assert problems[-1]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(odd=st.dictionaries(st.integers(0, 399), st.sampled_from(list(ODD)), max_size=4),
        cut=st.integers(0, 60_000), batch_size=st.sampled_from([2, 3, 1000]))
 def test_odd_entries_anywhere(odd: dict[int, str], cut: int, batch_size: int) -> None:
@@ -293,7 +303,7 @@ def test_odd_entries_anywhere(odd: dict[int, str], cut: int, batch_size: int) ->
 
 def test_whole_report_through_validate_sitemaps(tmp_path: Path) -> None:
     path = tmp_path / "shop.xml"
-    path.write_bytes(_shop(5000, {4000: ODD["mojibake loc"], 4500: ODD["bad lastmod"]}))
+    path.write_bytes(_shop(3000, {2000: ODD["mojibake loc"], 2500: ODD["bad lastmod"]}))
     reports = []
     for on in (False, True):
         _bulk.ENABLED = on
@@ -304,7 +314,7 @@ def test_whole_report_through_validate_sitemaps(tmp_path: Path) -> None:
     assert reports[0] == reports[1]
     # the mojibake page, its pair's link to it not listing it back (SM432, SM433), and the bad date
     assert [(p.code, p.location.line) for p in reports[1].problems] == [
-        ("SM310", 4003), ("SM432", 4003), ("SM433", 4003), ("SM320", 4503)]
+        ("SM310", 2003), ("SM432", 2003), ("SM433", 2003), ("SM320", 2503)]
 
 
 def test_a_problem_every_few_blocks_pauses_the_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -316,8 +326,8 @@ def test_a_problem_every_few_blocks_pauses_the_runs(monkeypatch: pytest.MonkeyPa
         return check(*args)
 
     monkeypatch.setattr(_lane, "check_blocks", counting)
-    data = _shop(6000, dict.fromkeys(range(5, 6000, 11), ODD["bad lastmod"]))
+    data = _shop(3000, dict.fromkeys(range(5, 3000, 11), ODD["bad lastmod"]))
     problems = _same_three_ways(data)
-    assert len(problems) == 545 + 1  # the bad dates, then the (empty) list of links not returned
+    assert len(problems) == 273 + 1  # the bad dates, then the (empty) list of links not returned
     # runs shrink to 8 blocks, then pause for longer and longer: a few dozen tries, not one per 8 blocks
-    assert 0 < tries[0] < 6000 // 8 // 4, tries  # (both profiles)
+    assert 0 < tries[0] < 3000 // 8 // 4, tries  # (both profiles)

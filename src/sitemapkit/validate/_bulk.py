@@ -200,7 +200,7 @@ def check_blocks(xp: LaneHost, items: RunSplitter | None, proof: XsdProof | None
         assert items is not None
         link_ends = items.link_ends(text, starts[0], ends[-1])
         if len(link_ends) != n * len(columns):
-            return None
+            return None  # (a comment between blocks holding a link's text)
         link_lines = list(itertools.accumulate(map(text.count, _repeat("\n"), [starts[0], *link_ends], link_ends),
                                                initial=first))[1:]
 
