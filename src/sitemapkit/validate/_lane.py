@@ -41,6 +41,7 @@ _OTHER_REFERENCE = re.compile(rb"&(?!amp;)").search
 # Blocks in one run checked together (_bulk): at most, and at least after runs that failed.
 _RUN_MAX = 256
 _RUN_MIN = 8
+_RUN_LONG = 64
 _PAUSE_MAX = 4096
 
 
@@ -158,14 +159,16 @@ class ValidatorLane(CanonicalLane):
                 if got is None:
                     # Not one of them: the next run is shorter, and a run of the shortest length that fails
                     # pauses the runs for twice as many blocks as the last pause, so a document with a problem
-                    # every few blocks costs little here. A run that passes makes the next one longer.
+                    # every few blocks costs little here. A run that passes makes the next one longer, and one of
+                    # _RUN_LONG blocks or more halves the pause (short ones pass often in such a document).
                     if self._run > _RUN_MIN:
                         self._run //= 2
                     else:
                         self._pause = self._pause_length = min(2 * self._pause_length, _PAUSE_MAX)
                 else:
+                    if len(blocks) >= _RUN_LONG:
+                        self._pause_length = max(self._pause_length // 2, _RUN_MIN)
                     self._run = min(self._run * 2, _RUN_MAX)
-                    self._pause_length = max(self._pause_length // 2, _RUN_MIN)
                     cline, proven = got
                     cpos = blocks[-1].start()
                     pos = end
