@@ -152,6 +152,7 @@ class ValidatorLane(CanonicalLane):
                 more = False
             if not blocks:
                 break
+            taken = False  # the blocks were checked as a run
             if self._pause > 0:
                 self._pause -= len(blocks)
             elif len(blocks) > 1 and _bulk.ENABLED:
@@ -177,15 +178,8 @@ class ValidatorLane(CanonicalLane):
                     if xsd:
                         region_count += len(blocks)
                         region_clean = region_clean and proven
-                        if region_count >= limit:
-                            xp.count += done
-                            done = 0
-                            self._end_batch(buf, region_from, pos, region_clean, cline + count("\n", cpos, pos))
-                            region_count = 0
-                            region_from = pos
-                            region_clean = True
-                    continue
-            for m in blocks:
+                    taken = True
+            for m in () if taken else blocks:
                 start = m.start()
                 if start != pos:
                     break
@@ -327,14 +321,16 @@ class ValidatorLane(CanonicalLane):
                     region_clean = False
                 if xsd:
                     region_count += 1
-                    if region_count >= limit:
-                        xp.count += done
-                        done = 0
-                        self._end_batch(buf, region_from, pos, region_clean, cline + count("\n", start, pos))
-                        region_count = 0
-                        region_from = pos
-                        region_clean = True
             else:
+                # Every block taken, as a run or one by one. The blocks never pass the batch's end, so this is the
+                # only place it can be (a block the lane leaves to lxml ends the loop before the batch is full).
+                if xsd and region_count >= limit:
+                    xp.count += done
+                    done = 0
+                    self._end_batch(buf, region_from, pos, region_clean, cline + count("\n", cpos, pos))
+                    region_count = 0
+                    region_from = pos
+                    region_clean = True
                 continue
             break
         xp.count += done
