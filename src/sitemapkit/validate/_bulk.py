@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from sitemapkit.read import MAX_LANE_TAGS, RunSplitter, xml_value
-from sitemapkit.validate._checks import FAST_URLS, URL_HOSTS, check_changefreq, check_priority
+from sitemapkit.validate._checks import FAST_URLS, check_changefreq, check_priority
 from sitemapkit.validate._google import _GOOD_HREFLANG
 from sitemapkit.validate._proof import XsdProof
 from sitemapkit.validate._strategy import LaneHost
@@ -55,16 +55,9 @@ def _joined(values: Sequence[str]) -> str | None:
         return None
 
 
-def _plain_urls(joined: str, bad_host: Callable[[str], bool]) -> bool:
-    """Every line of ``joined`` is a FAST_URL shorter than 2,048 characters on a host that is no placeholder (what
-    the lane asks of an image loc before it looks closer)."""
-    if FAST_URLS(joined) is None or (len(joined) >= 2048 and max(map(len, joined.split("\n"))) >= 2048):
-        return False
-    return not any(map(bad_host, set(URL_HOSTS("\n" + joined))))
-
-
 def _extensions(items: RunSplitter, runs: Sequence[str], locs: list[str], google: bool,
-                bad_host: Callable[[str], bool]) -> tuple[bool, set[str], list[tuple[str, list[str]]]] | None:
+                plain_urls: Callable[[Sequence[str], str], bool],
+                ) -> tuple[bool, set[str], list[tuple[str, list[str]]]] | None:
     """The image locs and hreflang links of the blocks' runs: whether every image loc and href matched FAST_URL,
     the languages, and (Google's rules) the links as columns ``(hreflang, hrefs)``, one per position, when every
     page lists the same languages in the same order, itself among them. None when the lane may report something
@@ -78,7 +71,7 @@ def _extensions(items: RunSplitter, runs: Sequence[str], locs: list[str], google
         if images_text is None or images_text.count("\n") != len(images) - 1:
             return None  # (an image loc holding a line feed: the lane reports it)
         if google:
-            if not _plain_urls(images_text, bad_host):
+            if not plain_urls(images_text.split("\n"), images_text):
                 return None  # the lane reports, or looks closer
         elif FAST_URLS(images_text) is None:
             urls_ok = False  # (the sitemaps profile: only the proof looks at them)
@@ -189,7 +182,7 @@ def check_blocks(xp: LaneHost, items: RunSplitter | None, proof: XsdProof | None
         if not flat and any("&" in run or not run.isascii() for run in runs):
             return None  # the lane leaves such a block to lxml
         if google or proof is not None:
-            checked = _extensions(items, runs, locs, google, ctx.bad_host)
+            checked = _extensions(items, runs, locs, google, ctx.plain_urls)
             if checked is None:
                 return None
             urls_ok, languages, columns = checked

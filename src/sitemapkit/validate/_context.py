@@ -234,17 +234,20 @@ class FileContext:
                     self._scope_check(loc, line)
         return loc
 
+    def plain_urls(self, urls: Sequence[str], joined: str) -> bool:
+        """Whether each of ``urls`` (``joined``: their text joined by line feeds) takes entry_loc's hot path: a
+        FAST_URL shorter than 2,048 characters on a host that is no placeholder. One call in C for the URLs, then
+        each distinct host once."""
+        if FAST_URLS(joined) is None or max(map(len, urls)) >= 2048:
+            return False
+        return not any(map(self.bad_host, set(URL_HOSTS("\n" + joined))))
+
     def clean_locs(self, locs: Sequence[str], joined: str, line: int) -> bool:
         """:meth:`entry_loc` of each of ``locs`` (their text joined by line feeds: ``joined``; the first one on
         ``line``) when none has anything to report: plain URLs shorter than 2,048 characters on hosts that are no
         placeholders, none double-encoded, none seen before, all where the sitemap's first URL is (its origin, or
         the scope). Then True. Otherwise False, and nothing changed (the caller checks them one by one)."""
-        if FAST_URLS(joined) is None or max(map(len, locs)) >= 2048:  # (entry_loc's hot path, for all at once)
-            return False
-        for host in set(URL_HOSTS("\n" + joined)):
-            if self.bad_host(host):
-                return False
-        if any_mojibake(locs, joined):
+        if not self.plain_urls(locs, joined) or any_mojibake(locs, joined):
             return False
         if not self.options.allow_cross_host:
             # every loc starts with the prefix (no loc holds a line feed); "\x00" until the first URL set it
